@@ -1,0 +1,90 @@
+import Dispatch
+import Foundation
+
+/// The configuration of a database connection.
+///
+/// ```swift
+/// var config = Configuration()
+/// config.readonly = true
+/// config.foreignKeysEnabled = true // the default
+/// config.label = "MyDatabase"
+/// config.prepareDatabase { db in
+///     try db.usePassphrase(try loadPassphrase())
+/// }
+/// let dbQueue = try DatabaseQueue(path: "/path/to/database.sqlite", configuration: config)
+/// ```
+public struct Configuration: Sendable {
+    /// Whether foreign key constraints are enforced. Default: true.
+    public var foreignKeysEnabled = true
+
+    /// Whether the connection opens the database read-only. Default: false.
+    public var readonly = false
+
+    /// A label for the connection, used in its description and its dispatch queue name.
+    public var label: String? = nil
+
+    /// Whether statement arguments may appear in error descriptions and trace events.
+    /// Default: false, so that personal data and secrets stay out of logs.
+    public var publicStatementArguments = false
+
+    /// Whether SQL accepts double-quoted string literals (a legacy SQLite misfeature).
+    /// Default: false: `"name"` is always an identifier.
+    public var acceptsDoubleQuotedStringLiterals = false
+
+    /// The journal mode of the database.
+    public var journalMode: JournalModeConfiguration = .default
+
+    /// How the connection reacts when the database is locked by another connection.
+    /// Default: ``Database/BusyMode/immediateError``.
+    public var busyMode: Database.BusyMode = .immediateError
+
+    /// The transaction kind of `write` and `inTransaction` when none is given. Default: deferred.
+    public var defaultTransactionKind: Database.TransactionKind = .deferred
+
+    /// Whether a transaction may be left open at the end of a database access. Default: false.
+    public var allowsUnsafeTransactions = false
+
+    /// The maximum number of concurrent readers of a database pool. Default: 5.
+    public var maximumReaderCount = 5
+
+    /// Whether a pool keeps its read-only connections open. Default: false.
+    public var persistentReadOnlyConnections = false
+
+    /// Whether the connection listens to suspension notifications. Accepted for compatibility;
+    /// it has no effect on Linux.
+    public var observesSuspensionNotifications = false
+
+    /// The quality of service of the connection's dispatch queues.
+    public var qos: DispatchQoS = .default
+
+    /// The target queue of the connection's dispatch queues, if any.
+    public var targetQueue: DispatchQueue? = nil
+
+    /// The target queue of a pool's writer dispatch queue, if any.
+    public var writeTargetQueue: DispatchQueue? = nil
+
+    var setUpFunctions: [@Sendable (Database) throws -> Void] = []
+
+    /// Creates the default configuration.
+    public init() {}
+
+    /// Adds a function that runs on every new connection, before it is used. This is where a
+    /// passphrase is given:
+    ///
+    /// ```swift
+    /// config.prepareDatabase { db in
+    ///     try db.usePassphrase("secret")
+    /// }
+    /// ```
+    public mutating func prepareDatabase(_ setup: @escaping @Sendable (Database) throws -> Void) {
+        setUpFunctions.append(setup)
+    }
+}
+
+/// The journal mode a connection sets up.
+public enum JournalModeConfiguration: Sendable {
+    /// The SQLite default for a queue (usually `DELETE`); WAL for a pool.
+    case `default`
+    /// The WAL journal mode.
+    case wal
+}

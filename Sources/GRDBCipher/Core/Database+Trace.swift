@@ -1,0 +1,114 @@
+import CSQLCipher
+import Foundation
+
+extension Database {
+    /// What ``trace(options:_:)`` reports.
+    public struct TracingOptions: OptionSet, Sendable {
+        public let rawValue: CInt
+        public init(rawValue: CInt) { self.rawValue = rawValue }
+
+        /// Statements as they start.
+        public static let statement = TracingOptions(rawValue: SQLITE_TRACE_STMT)
+        /// Statements as they end, with their duration.
+        public static let profile = TracingOptions(rawValue: SQLITE_TRACE_PROFILE)
+    }
+
+    /// A trace event.
+    public enum TraceEvent: CustomStringConvertible {
+        /// A statement starts.
+        case statement(Statement)
+        /// A statement ended, after `duration` seconds.
+        case profile(statement: Statement, duration: TimeInterval)
+
+        /// A traced statement. Valid only during the trace callback.
+        public struct Statement: CustomStringConvertible {
+            let sqliteStatement: SQLiteStatement
+            let publicStatementArguments: Bool
+
+            /// The SQL text, with parameters left as written.
+            public let sql: String
+
+            /// The SQL text with arguments in place of parameters. It may hold secrets: do not
+            /// log it.
+            public var expandedSQL: String {
+                guard let text = sqlite3_expanded_sql(sqliteStatement) else { return sql }
+                defer { sqlite3_free(text) }
+                return String(cString: text)
+            }
+
+            /// The SQL, with arguments only if ``Configuration/publicStatementArguments`` is set.
+            public var description: String {
+                publicStatementArguments ? expandedSQL : sql
+            }
+        }
+
+        public var description: String {
+            switch self {
+            case .statement(let statement):
+                return statement.description
+            case let .profile(statement, duration):
+                return String(format: "%.3fs %@", duration, statement.description)
+            }
+        }
+
+        /// The SQL text, with parameters left as written.
+        public var sql: String {
+            switch self {
+            case .statement(let statement), .profile(let statement, _): return statement.sql
+            }
+        }
+    }
+
+    /// Reports the statements the connection runs, or stops reporting when `trace` is nil.
+    ///
+    /// ```swift
+    /// db.trace { print("SQL: \($0)") }
+    /// db.trace(options: .profile) { event in
+    ///     if case let .profile(statement, duration) = event, duration > 0.5 {
+    ///         print("Slow query: \(statement.sql)")
+    ///     }
+    /// }
+    /// ```
+    public func trace(options: TracingOptions = .statement, _ trace: ((TraceEvent) -> Void)? = nil) {
+        preconditionValidAccess()
+        guard let trace, !options.isEmpty else {
+            traceBox = nil
+            sqlite3_trace_v2(handle, 0, nil, nil)
+            return
+        }
+        let box = TraceBox(trace: trace, publicStatementArguments: configuration.publicStatementArguments)
+        traceBox = box
+        sqlite3_trace_v2(handle, UInt32(bitPattern: options.rawValue), { mask, context, p, x in
+            let box = Unmanaged<TraceBox>.fromOpaque(context!).takeUnretainedValue()
+            guard let p else { return 0 }
+            let sqliteStatement = OpaquePointer(p)
+            let sql = String(cString: sqlite3_sql(sqliteStatement))
+            let statement = TraceEvent.Statement(
+                sqliteStatement: sqliteStatement,
+                publicStatementArguments: box.publicStatementArguments,
+                sql: sql)
+            switch CInt(mask) {
+            case SQLITE_TRACE_STMT:
+                // Statements run by triggers are reported as "-- comment": skip them.
+                if let x, String(cString: x.assumingMemoryBound(to: CChar.self)).hasPrefix("--") { return 0 }
+                box.trace(.statement(statement))
+            case SQLITE_TRACE_PROFILE:
+                let nanoseconds = x!.assumingMemoryBound(to: Int64.self).pointee
+                box.trace(.profile(statement: statement, duration: TimeInterval(nanoseconds) / 1e9))
+            default:
+                break
+            }
+            return 0
+        }, Unmanaged.passUnretained(box).toOpaque())
+    }
+}
+
+final class TraceBox {
+    let trace: (Database.TraceEvent) -> Void
+    let publicStatementArguments: Bool
+
+    init(trace: @escaping (Database.TraceEvent) -> Void, publicStatementArguments: Bool) {
+        self.trace = trace
+        self.publicStatementArguments = publicStatementArguments
+    }
+}

@@ -1,0 +1,315 @@
+import CSQLCipher
+import Foundation
+
+/// An SQLite connection.
+///
+/// You do not create a `Database` yourself: a ``DatabaseQueue`` gives one to the closures of its
+/// access methods. Use it only inside the closure that received it.
+///
+/// ```swift
+/// try dbQueue.write { db in
+///     try db.execute(sql: "INSERT INTO player (name) VALUES (?)", arguments: ["Arthur"])
+///     let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player")!
+/// }
+/// ```
+///
+/// Thread-safety: not thread-safe; a connection is confined to its serial dispatch queue.
+public final class Database {
+    /// The SQLite connection handle; nil once the connection is closed.
+    public private(set) var sqliteConnection: SQLiteConnection?
+
+    /// The configuration of the connection.
+    public let configuration: Configuration
+
+    /// A description of the connection, from the configuration label.
+    public let description: String
+
+    /// The path of the database file (`:memory:` for a private in-memory database).
+    let path: String
+
+    /// Statements by SQL, for ``cachedStatement(sql:)`` and the fetch methods.
+    private var statementCache: [String: Statement] = [:]
+
+    /// Whether a key was given to the connection.
+    var isEncrypted = false
+
+    /// Set by the serialized database while an access closure runs.
+    var accessValidator: (() -> Bool)?
+
+    /// Nesting of read-only sections.
+    private var readOnlyDepth = 0
+
+    /// Boxes that must live as long as the connection (busy handler, trace).
+    var busyCallbackBox: BusyCallbackBox?
+    var traceBox: TraceBox?
+
+    /// Functions and collations registered on the connection.
+    var functions: [DatabaseFunction.Key: DatabaseFunction] = [:]
+    var collations: [String: DatabaseCollation] = [:]
+
+    /// Opens a connection. The connection is not usable until `setUp()` ran.
+    init(path: String, description: String, configuration: Configuration) throws {
+        try SQLCipherLibrary.check()
+        self.path = path
+        self.description = description
+        self.configuration = configuration
+        var flags = configuration.readonly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        flags |= SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        var handle: OpaquePointer?
+        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        guard code == SQLITE_OK, let handle else {
+            // SQLite may allocate a handle even when opening fails: it must be closed.
+            let error = makeDatabaseError(code, handle)
+            sqlite3_close_v2(handle)
+            throw DatabaseError(
+                resultCode: error.extendedResultCode,
+                message: "\(error.message ?? "unable to open database file"): \(path)")
+        }
+        sqliteConnection = handle
+        sqlite3_extended_result_codes(handle, 1)
+    }
+
+    deinit {
+        if let sqliteConnection {
+            statementCache.removeAll()
+            sqlite3_close_v2(sqliteConnection)
+        }
+    }
+
+    /// The open handle; using a closed connection is a programmer error.
+    var handle: OpaquePointer {
+        guard let sqliteConnection else {
+            preconditionFailure("Connection is closed: \(description)")
+        }
+        return sqliteConnection
+    }
+
+    /// Runs the configuration on a new connection, then checks that the database can be read:
+    /// a wrong passphrase or a file that is not a database fails here, at open time.
+    func setUp() throws {
+        try setUpBusyMode()
+        if !configuration.acceptsDoubleQuotedStringLiterals {
+            _ = grdbcipher_db_config_int(handle, SQLITE_DBCONFIG_DQS_DML, 0, nil)
+            _ = grdbcipher_db_config_int(handle, SQLITE_DBCONFIG_DQS_DDL, 0, nil)
+        } else {
+            _ = grdbcipher_db_config_int(handle, SQLITE_DBCONFIG_DQS_DML, 1, nil)
+            _ = grdbcipher_db_config_int(handle, SQLITE_DBCONFIG_DQS_DDL, 1, nil)
+        }
+        for function in configuration.setUpFunctions {
+            try function(self)
+        }
+        if isEncrypted {
+            // Debian's SQLCipher writes temporary tables and sort files unencrypted under
+            // /var/tmp unless they are kept in memory.
+            try execute(sql: "PRAGMA temp_store = MEMORY")
+        }
+        try validateDatabaseFile()
+        if configuration.foreignKeysEnabled {
+            try execute(sql: "PRAGMA foreign_keys = ON")
+        }
+    }
+
+    private func validateDatabaseFile() throws {
+        do {
+            try execute(sql: "SELECT * FROM sqlite_master LIMIT 1")
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+            throw DatabaseError(
+                resultCode: error.extendedResultCode,
+                message: FileDiagnosis.notADatabaseMessage(path: path, keyed: isEncrypted))
+        }
+    }
+
+    /// Closes the connection. Throws SQLITE_BUSY if statements are still alive outside the
+    /// connection's cache (an unfinished cursor kept beyond its closure, for example).
+    func close() throws {
+        guard let sqliteConnection else { return }
+        statementCache.removeAll()
+        let code = sqlite3_close(sqliteConnection)
+        if code != SQLITE_OK {
+            let error = makeDatabaseError(code, sqliteConnection)
+            // Leave a zombie that SQLite closes once the last statement is finalized.
+            sqlite3_close_v2(sqliteConnection)
+            self.sqliteConnection = nil
+            throw error
+        }
+        self.sqliteConnection = nil
+    }
+
+    // MARK: - Access validity
+
+    /// Using a connection outside of its access closure is a programmer error.
+    func preconditionValidAccess() {
+        precondition(
+            accessValidator?() ?? true,
+            "Database was not used on the correct thread: a Database must only be used inside the access closure that received it (\(description))")
+    }
+
+    // MARK: - Changes
+
+    /// The rowid of the last successful INSERT.
+    public var lastInsertedRowID: Int64 {
+        sqlite3_last_insert_rowid(handle)
+    }
+
+    /// The number of rows changed by the last INSERT, UPDATE or DELETE.
+    public var changesCount: Int {
+        Int(sqlite3_changes64(handle))
+    }
+
+    /// The number of rows changed since the connection was opened.
+    public var totalChangesCount: Int {
+        Int(sqlite3_total_changes64(handle))
+    }
+
+    /// Whether the connection is inside a transaction.
+    public var isInsideTransaction: Bool {
+        sqlite3_get_autocommit(handle) == 0
+    }
+
+    /// The maximum length of an SQLite string or blob, and other limits.
+    public var maximumStatementArgumentCount: Int {
+        Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
+    }
+
+    // MARK: - Statements
+
+    /// Prepares a single statement. SQL with several statements is an error: use
+    /// ``execute(sql:arguments:)`` for it.
+    ///
+    /// ```swift
+    /// let statement = try db.makeStatement(sql: "SELECT * FROM player WHERE id = ?")
+    /// let row = try Row.fetchOne(statement, arguments: [1])
+    /// ```
+    public func makeStatement(sql: String) throws -> Statement {
+        preconditionValidAccess()
+        return try StatementCompiler(database: self, sql: sql).compileSingle()
+    }
+
+    /// Prepares a single statement from an SQL literal, with its arguments bound.
+    public func makeStatement(literal sqlLiteral: SQL) throws -> Statement {
+        let (sql, arguments) = try sqlLiteral.build(self)
+        let statement = try makeStatement(sql: sql)
+        try statement.setArguments(arguments)
+        return statement
+    }
+
+    /// Returns a prepared statement from the connection's cache, preparing it the first time.
+    ///
+    /// ```swift
+    /// for name in names {
+    ///     let statement = try db.cachedStatement(sql: "INSERT INTO player (name) VALUES (?)")
+    ///     try statement.execute(arguments: [name])
+    /// }
+    /// ```
+    public func cachedStatement(sql: String) throws -> Statement {
+        if let statement = statementCache[sql] {
+            preconditionValidAccess()
+            return statement
+        }
+        let statement = try makeStatement(sql: sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Returns a prepared statement from the connection's cache, with the arguments of the
+    /// literal bound.
+    public func cachedStatement(literal sqlLiteral: SQL) throws -> Statement {
+        let (sql, arguments) = try sqlLiteral.build(self)
+        let statement = try cachedStatement(sql: sql)
+        try statement.setArguments(arguments)
+        return statement
+    }
+
+    /// The statement used by a fetch method: the cached one, unless a cursor is iterating it.
+    func fetchStatement(sql: String) throws -> Statement {
+        if let statement = statementCache[sql], !statement.isIterating {
+            preconditionValidAccess()
+            return statement
+        }
+        let statement = try makeStatement(sql: sql)
+        if statementCache[sql] == nil {
+            statementCache[sql] = statement
+        }
+        return statement
+    }
+
+    /// Empties the statement cache.
+    func clearStatementCache() {
+        statementCache.removeAll()
+    }
+
+    /// Hook for observation (to come): called before a cursor starts iterating a statement.
+    func statementWillStartIterating(_ statement: Statement) {}
+
+    /// Executes one or several SQL statements, separated by semicolons.
+    ///
+    /// ```swift
+    /// try db.execute(sql: """
+    ///     CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+    ///     INSERT INTO player (name) VALUES (?);
+    ///     """, arguments: ["Arthur"])
+    /// ```
+    ///
+    /// Positional arguments are consumed by the statements in order. When every statement
+    /// can be prepared up front, a wrong argument count is reported before any statement runs;
+    /// and statements that fail half-way are rolled back (see ``StatementCompiler``), so bad
+    /// input leaves the database as it was.
+    public func execute(sql: String, arguments: StatementArguments = StatementArguments()) throws {
+        preconditionValidAccess()
+        try StatementCompiler(database: self, sql: sql).execute(arguments: arguments)
+    }
+
+    /// Executes an SQL literal, whose interpolated values become statement arguments.
+    ///
+    /// ```swift
+    /// try db.execute(literal: "UPDATE player SET score = \(score) WHERE id = \(id)")
+    /// ```
+    public func execute(literal sqlLiteral: SQL) throws {
+        let (sql, arguments) = try sqlLiteral.build(self)
+        try execute(sql: sql, arguments: arguments)
+    }
+
+    /// Steps a statement until it is done.
+    func executeSteps(of statement: Statement) throws {
+        let sqliteStatement = statement.sqliteStatement
+        while true {
+            let code = sqlite3_step(sqliteStatement)
+            if code == SQLITE_ROW { continue }
+            if code == SQLITE_DONE {
+                statement.reset()
+                return
+            }
+            let error = statement.stepError(code)
+            statement.reset()
+            throw error
+        }
+    }
+
+    // MARK: - Read-only sections
+
+    /// Runs `block` with writes forbidden (`PRAGMA query_only`).
+    public func readOnly<T>(_ block: () throws -> T) throws -> T {
+        if configuration.readonly { return try block() }
+        if readOnlyDepth == 0 {
+            try cachedStatement(sql: "PRAGMA query_only = 1").execute()
+        }
+        readOnlyDepth += 1
+        defer {
+            readOnlyDepth -= 1
+            if readOnlyDepth == 0 {
+                try? cachedStatement(sql: "PRAGMA query_only = 0").execute()
+            }
+        }
+        return try block()
+    }
+
+    /// Releases memory SQLite can spare, and the statement cache.
+    public func releaseMemory() {
+        sqlite3_db_release_memory(handle)
+        statementCache = statementCache.filter { $0.value.isIterating }
+    }
+}
+
+extension Database: CustomStringConvertible, CustomDebugStringConvertible {
+    public var debugDescription: String { "<Database: \(description)>" }
+}

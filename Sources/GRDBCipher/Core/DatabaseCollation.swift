@@ -1,0 +1,91 @@
+import CSQLCipher
+import Foundation
+
+/// A custom string comparison for `ORDER BY`, indexes and comparisons.
+///
+/// ```swift
+/// let collation = DatabaseCollation("localized_standard") { $0.localizedStandardCompare($1) }
+/// try dbQueue.write { db in
+///     db.add(collation: collation)
+///     try db.execute(sql: "CREATE TABLE player (name TEXT COLLATE localized_standard)")
+/// }
+/// ```
+///
+/// Related SQLite documentation: <https://www.sqlite.org/datatype3.html#collation>
+public final class DatabaseCollation: Hashable, Sendable {
+    /// The name of the collation.
+    public let name: String
+    let function: @Sendable (String, String) -> ComparisonResult
+
+    /// Creates a collation.
+    public init(_ name: String, function: @escaping @Sendable (String, String) -> ComparisonResult) {
+        self.name = name
+        self.function = function
+    }
+
+    public static func == (lhs: DatabaseCollation, rhs: DatabaseCollation) -> Bool {
+        lhs.name.lowercased() == rhs.name.lowercased()
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name.lowercased())
+    }
+
+    /// Compares with `String.compare`, unicode-aware.
+    public static let unicodeCompare = DatabaseCollation("unicodeCompare") { $0 == $1 ? .orderedSame : ($0 < $1 ? .orderedAscending : .orderedDescending) }
+
+    /// Compares with `caseInsensitiveCompare`.
+    public static let caseInsensitiveCompare = DatabaseCollation("caseInsensitiveCompare") { $0.caseInsensitiveCompare($1) }
+
+    /// Compares with `localizedCaseInsensitiveCompare`.
+    public static let localizedCaseInsensitiveCompare = DatabaseCollation("localizedCaseInsensitiveCompare") { $0.localizedCaseInsensitiveCompare($1) }
+
+    /// Compares with `localizedCompare`.
+    public static let localizedCompare = DatabaseCollation("localizedCompare") { $0.localizedCompare($1) }
+
+    /// Compares with `localizedStandardCompare`.
+    public static let localizedStandardCompare = DatabaseCollation("localizedStandardCompare") { $0.localizedStandardCompare($1) }
+}
+
+extension Database {
+    /// The names of SQLite's built-in collations.
+    public struct CollationName: RawRepresentable, Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The `BINARY` collation: bytes compared with memcmp.
+        public static let binary = CollationName(rawValue: "BINARY")
+        /// The `NOCASE` collation: ASCII case folded.
+        public static let nocase = CollationName(rawValue: "NOCASE")
+        /// The `RTRIM` collation: trailing spaces ignored.
+        public static let rtrim = CollationName(rawValue: "RTRIM")
+    }
+
+    /// Adds or replaces a collation.
+    public func add(collation: DatabaseCollation) {
+        preconditionValidAccess()
+        collations[collation.name.lowercased()] = collation
+        let context = Unmanaged.passRetained(collation).toOpaque()
+        let code = sqlite3_create_collation_v2(
+            handle, collation.name, SQLITE_UTF8, context,
+            { context, length1, bytes1, length2, bytes2 in
+                let collation = Unmanaged<DatabaseCollation>.fromOpaque(context!).takeUnretainedValue()
+                let lhs = String(decoding: UnsafeRawBufferPointer(start: bytes1, count: Int(length1)), as: UTF8.self)
+                let rhs = String(decoding: UnsafeRawBufferPointer(start: bytes2, count: Int(length2)), as: UTF8.self)
+                switch collation.function(lhs, rhs) {
+                case .orderedAscending: return -1
+                case .orderedSame: return 0
+                case .orderedDescending: return 1
+                }
+            },
+            { context in Unmanaged<DatabaseCollation>.fromOpaque(context!).release() })
+        precondition(code == SQLITE_OK, "could not add collation \(collation.name): \(String(cString: sqlite3_errstr(code)))")
+    }
+
+    /// Removes a collation.
+    public func remove(collation: DatabaseCollation) {
+        preconditionValidAccess()
+        collations[collation.name.lowercased()] = nil
+        sqlite3_create_collation_v2(handle, collation.name, SQLITE_UTF8, nil, nil, nil)
+    }
+}

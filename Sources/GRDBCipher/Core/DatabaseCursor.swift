@@ -1,0 +1,151 @@
+import CSQLCipher
+
+/// A cursor that iterates the rows of a prepared statement.
+///
+/// While it iterates, the statement is busy: a cached statement with the same SQL is not
+/// reused by another fetch until the cursor is done or released.
+public protocol DatabaseCursor<Element>: Cursor {
+    /// The statement that feeds the cursor.
+    var statement: Statement { get }
+}
+
+/// The stepping shared by every statement cursor: it owns the iteration state and releases the
+/// statement when done.
+final class StatementStepper {
+    let statement: Statement
+    let sqliteStatement: SQLiteStatement
+    private var done = false
+
+    init(statement: Statement, arguments: StatementArguments?) throws {
+        statement.database.preconditionValidAccess()
+        try statement.prepareIteration(arguments: arguments)
+        self.statement = statement
+        self.sqliteStatement = statement.sqliteStatement
+        statement.isIterating = true
+        statement.database.statementWillStartIterating(statement)
+    }
+
+    deinit {
+        finish()
+    }
+
+    private func finish() {
+        if statement.isIterating {
+            statement.isIterating = false
+            statement.reset()
+        }
+    }
+
+    /// Steps; returns true when a row is available.
+    @inline(__always)
+    func step() throws -> Bool {
+        if done { return false }
+        let code = sqlite3_step(sqliteStatement)
+        if code == SQLITE_ROW { return true }
+        done = true
+        let error = code == SQLITE_DONE ? nil : statement.stepError(code)
+        finish()
+        if let error { throw error }
+        return false
+    }
+}
+
+/// A cursor of rows. The row it returns reads the statement directly and changes as the cursor
+/// moves: copy it to keep it.
+public final class RowCursor: DatabaseCursor {
+    let stepper: StatementStepper
+    private let row: Row
+
+    /// The statement that feeds the cursor.
+    public var statement: Statement { stepper.statement }
+
+    init(statement: Statement, arguments: StatementArguments?) throws {
+        stepper = try StatementStepper(statement: statement, arguments: arguments)
+        row = Row(statement: statement)
+    }
+
+    public func next() throws -> Row? {
+        try stepper.step() ? row : nil
+    }
+}
+
+/// A cursor of values decoded through ``DatabaseValueConvertible``.
+public final class DatabaseValueCursor<Value: DatabaseValueConvertible>: DatabaseCursor {
+    let stepper: StatementStepper
+    private let row: Row
+    private let columnIndex: Int
+
+    /// The statement that feeds the cursor.
+    public var statement: Statement { stepper.statement }
+
+    init(statement: Statement, arguments: StatementArguments?) throws {
+        stepper = try StatementStepper(statement: statement, arguments: arguments)
+        row = Row(statement: statement)
+        columnIndex = 0
+        try checkHasColumns(statement)
+    }
+
+    public func next() throws -> Value? {
+        guard try stepper.step() else { return nil }
+        return try row.decode(Value.self, at: columnIndex).get()
+    }
+}
+
+/// A cursor of values read straight from SQLite through ``StatementColumnConvertible``.
+public final class FastDatabaseValueCursor<Value: DatabaseValueConvertible & StatementColumnConvertible>: DatabaseCursor {
+    let stepper: StatementStepper
+    private let row: Row
+    private let sqliteStatement: SQLiteStatement
+
+    /// The statement that feeds the cursor.
+    public var statement: Statement { stepper.statement }
+
+    init(statement: Statement, arguments: StatementArguments?) throws {
+        stepper = try StatementStepper(statement: statement, arguments: arguments)
+        row = Row(statement: statement)
+        sqliteStatement = statement.sqliteStatement
+        try checkHasColumns(statement)
+    }
+
+    public func next() throws -> Value? {
+        guard try stepper.step() else { return nil }
+        if sqlite3_column_type(sqliteStatement, 0) != SQLITE_NULL,
+           let value = Value(sqliteStatement: sqliteStatement, index: 0) {
+            return value
+        }
+        return try row.decode(Value.self, at: 0).get()
+    }
+}
+
+/// A cursor of optional values read straight from SQLite; NULL gives nil.
+public final class FastNullableDatabaseValueCursor<Value: DatabaseValueConvertible & StatementColumnConvertible>: DatabaseCursor {
+    let stepper: StatementStepper
+    private let row: Row
+    private let sqliteStatement: SQLiteStatement
+
+    /// The statement that feeds the cursor.
+    public var statement: Statement { stepper.statement }
+
+    init(statement: Statement, arguments: StatementArguments?) throws {
+        stepper = try StatementStepper(statement: statement, arguments: arguments)
+        row = Row(statement: statement)
+        sqliteStatement = statement.sqliteStatement
+        try checkHasColumns(statement)
+    }
+
+    public func next() throws -> Value?? {
+        guard try stepper.step() else { return nil }
+        if sqlite3_column_type(sqliteStatement, 0) == SQLITE_NULL { return .some(nil) }
+        if let value = Value(sqliteStatement: sqliteStatement, index: 0) { return value }
+        return try row.decode(Value.self, at: 0).get()
+    }
+}
+
+private func checkHasColumns(_ statement: Statement) throws {
+    if statement.columnCount == 0 {
+        throw DatabaseError(
+            resultCode: .SQLITE_MISUSE,
+            message: "the statement returns no column, and no value can be fetched",
+            sql: statement.sql)
+    }
+}

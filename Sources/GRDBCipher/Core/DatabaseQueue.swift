@@ -1,0 +1,186 @@
+import Dispatch
+import Foundation
+
+/// A database connection that serializes all accesses: one at a time, in order.
+///
+/// ```swift
+/// var config = Configuration()
+/// config.prepareDatabase { db in try db.usePassphrase("secret") }
+/// let dbQueue = try DatabaseQueue(path: "/path/to/db.sqlite", configuration: config)
+///
+/// try dbQueue.write { db in
+///     try db.execute(sql: "CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT)")
+///     try db.execute(sql: "INSERT INTO player (name) VALUES (?)", arguments: ["Arthur"])
+/// }
+/// let names = try dbQueue.read { db in
+///     try String.fetchAll(db, sql: "SELECT name FROM player")
+/// }
+/// ```
+///
+/// Thread-safety: a `DatabaseQueue` can be used from any thread or task. Its access methods
+/// are not reentrant: calling one from inside another is a programmer error (use
+/// ``unsafeReentrantWrite(_:)`` when you must).
+public final class DatabaseQueue: DatabaseWriter {
+    let writer: SerializedDatabase
+
+    /// The configuration of the connection.
+    public var configuration: Configuration { writer.configuration }
+
+    /// The path of the database file; `:memory:` for a private in-memory database.
+    public var path: String { writer.path }
+
+    /// Opens a database file, creating it if needed (unless read-only).
+    ///
+    /// The configuration's `prepareDatabase` functions run, then the file is read: a wrong
+    /// passphrase, or a file that is not a database, throws here (SQLITE_NOTADB, 26).
+    public init(path: String, configuration: Configuration = Configuration()) throws {
+        let label = configuration.label ?? "GRDBCipher.DatabaseQueue"
+        writer = try SerializedDatabase(path: path, configuration: configuration, label: label)
+        if configuration.journalMode == .wal {
+            try writer.sync { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
+        }
+    }
+
+    /// Opens an in-memory database: private when `name` is nil, or shared by all queues that
+    /// use the same name in the process for as long as one of them is open.
+    public init(named name: String? = nil, configuration: Configuration = Configuration()) throws {
+        let label = configuration.label ?? "GRDBCipher.DatabaseQueue"
+        let path: String
+        if let name {
+            let encoded = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? name
+            path = "file:\(encoded)?mode=memory&cache=shared"
+        } else {
+            path = ":memory:"
+        }
+        writer = try SerializedDatabase(path: path, configuration: configuration, label: label)
+    }
+
+    /// Closes the connection. Later accesses throw SQLITE_MISUSE. Throws SQLITE_BUSY if a cursor
+    /// or statement outlived its access closure.
+    public func close() throws {
+        try writer.close()
+    }
+
+    /// Interrupts the statement that runs, if any. Safe from any thread.
+    public func interrupt() {
+        writer.interrupt()
+    }
+
+    // MARK: - Reading
+
+    /// Runs read-only operations: writing in them throws SQLITE_READONLY.
+    public func read<T>(_ value: (Database) throws -> T) throws -> T {
+        try writer.sync { db in
+            try db.readOnly { try value(db) }
+        }
+    }
+
+    public func read<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T {
+        try await unsafeRead { db in
+            try db.readOnly { try value(db) }
+        }
+    }
+
+    public func asyncRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        writer.async { db in
+            do {
+                try self.writer.checkNotClosed()
+                try db.readOnly { value(.success(db)) }
+            } catch {
+                value(.failure(error))
+            }
+        }
+    }
+
+    public func unsafeRead<T>(_ value: (Database) throws -> T) throws -> T {
+        try writer.sync(value)
+    }
+
+    public func unsafeRead<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T {
+        try Task.checkCancellation()
+        return try await withoutActuallyEscaping(value) { value in
+            let value = UncheckedSendable(value)
+            return try await withCheckedThrowingContinuation { continuation in
+                asyncUnsafeRead { dbResult in
+                    continuation.resume(with: Result { try value.value(dbResult.get()) })
+                }
+            }
+        }
+    }
+
+    public func asyncUnsafeRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        writer.async { db in
+            do {
+                try self.writer.checkNotClosed()
+                value(.success(db))
+            } catch {
+                value(.failure(error))
+            }
+        }
+    }
+
+    public func unsafeReentrantRead<T>(_ value: (Database) throws -> T) throws -> T {
+        try writer.reentrantSync(value)
+    }
+
+    // MARK: - Writing
+
+    /// Runs operations outside of any transaction. A transaction they leave open is a
+    /// programmer error, unless ``Configuration/allowsUnsafeTransactions`` is set.
+    public func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) rethrows -> T {
+        try writer.sync { db in
+            defer { writer.preconditionNoUnsafeTransactionLeft(db) }
+            return try updates(db)
+        }
+    }
+
+    /// Same as ``writeWithoutTransaction(_:)``: a queue has no concurrent reads.
+    public func barrierWriteWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
+        try writeWithoutTransaction(updates)
+    }
+
+    public func asyncBarrierWriteWithoutTransaction(_ updates: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        writer.async { db in
+            do {
+                try self.writer.checkNotClosed()
+            } catch {
+                updates(.failure(error))
+                return
+            }
+            updates(.success(db))
+            self.writer.preconditionNoUnsafeTransactionLeft(db)
+        }
+    }
+
+    public func asyncWriteWithoutTransaction(_ updates: @escaping @Sendable (Database) -> Void) {
+        writer.async { db in
+            updates(db)
+            self.writer.preconditionNoUnsafeTransactionLeft(db)
+        }
+    }
+
+    public func unsafeReentrantWrite<T>(_ updates: (Database) throws -> T) rethrows -> T {
+        try writer.reentrantSync(updates)
+    }
+
+    /// Runs operations outside of any transaction (the GRDB 4 name of
+    /// ``writeWithoutTransaction(_:)``).
+    public func inDatabase<T>(_ updates: (Database) throws -> T) rethrows -> T {
+        try writeWithoutTransaction(updates)
+    }
+
+    /// Runs operations inside a transaction that they commit or roll back.
+    public func inTransaction(
+        _ kind: Database.TransactionKind? = nil,
+        _ updates: (Database) throws -> Database.TransactionCompletion) throws
+    {
+        try writeWithoutTransaction { db in
+            try db.inTransaction(kind) { try updates(db) }
+        }
+    }
+
+    /// Releases memory the connection can spare.
+    public func releaseMemory() {
+        writer.reentrantSync { $0.releaseMemory() }
+    }
+}

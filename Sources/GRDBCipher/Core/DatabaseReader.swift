@@ -1,0 +1,161 @@
+import Dispatch
+
+/// A type that reads a database: ``DatabaseQueue`` (and, to come, `DatabasePool` and
+/// `DatabaseSnapshot`). Write code against it to work with any of them.
+///
+/// ```swift
+/// func playerCount(_ reader: some DatabaseReader) throws -> Int {
+///     try reader.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player")! }
+/// }
+/// ```
+public protocol DatabaseReader: AnyObject, Sendable {
+    /// The configuration of the connections.
+    var configuration: Configuration { get }
+
+    /// The path of the database file.
+    var path: String { get }
+
+    /// Closes the connections. Accesses after a close throw SQLITE_MISUSE.
+    func close() throws
+
+    /// Interrupts the statements that run, which then throw SQLITE_INTERRUPT. Safe from any
+    /// thread.
+    func interrupt()
+
+    /// Runs read-only database operations, and returns their result.
+    func read<T>(_ value: (Database) throws -> T) throws -> T
+
+    /// Runs read-only database operations, and returns their result.
+    func read<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T
+
+    /// Schedules read-only database operations.
+    func asyncRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void)
+
+    /// Runs database operations that are not checked to be read-only, without isolation.
+    func unsafeRead<T>(_ value: (Database) throws -> T) throws -> T
+
+    /// Runs database operations that are not checked to be read-only, without isolation.
+    func unsafeRead<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T
+
+    /// Schedules database operations that are not checked to be read-only.
+    func asyncUnsafeRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void)
+
+    /// Runs database operations, reentrantly: it may be called from another access method.
+    func unsafeReentrantRead<T>(_ value: (Database) throws -> T) throws -> T
+}
+
+/// A type that writes a database: ``DatabaseQueue`` (and, to come, `DatabasePool`).
+public protocol DatabaseWriter: DatabaseReader {
+    /// Runs database operations outside of any transaction, and returns their result.
+    func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) rethrows -> T
+
+    /// Runs database operations outside of any transaction, with no concurrent reads.
+    func barrierWriteWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T
+
+    /// Schedules database operations outside of any transaction, with no concurrent reads.
+    func asyncBarrierWriteWithoutTransaction(_ updates: @escaping @Sendable (Result<Database, any Error>) -> Void)
+
+    /// Schedules database operations outside of any transaction.
+    func asyncWriteWithoutTransaction(_ updates: @escaping @Sendable (Database) -> Void)
+
+    /// Runs database operations, reentrantly: it may be called from another access method.
+    func unsafeReentrantWrite<T>(_ updates: (Database) throws -> T) rethrows -> T
+}
+
+extension DatabaseWriter {
+    /// Runs database operations inside a transaction, committed if they return, rolled back if
+    /// they throw.
+    ///
+    /// ```swift
+    /// let newPlayerCount = try dbQueue.write { db in
+    ///     try db.execute(sql: "INSERT INTO player (name) VALUES (?)", arguments: ["Arthur"])
+    ///     return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player")!
+    /// }
+    /// ```
+    public func write<T>(_ updates: (Database) throws -> T) throws -> T {
+        try writeWithoutTransaction { db in
+            var result: T?
+            try db.inTransaction {
+                result = try updates(db)
+                return .commit
+            }
+            return result!
+        }
+    }
+
+    /// Runs database operations inside a transaction, committed if they return, rolled back if
+    /// they throw.
+    public func write<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
+        try await awaitWriteWithoutTransaction { db in
+            var result: T?
+            try db.inTransaction {
+                result = try updates(db)
+                return .commit
+            }
+            return result!
+        }
+    }
+
+    /// Runs database operations outside of any transaction.
+    public func writeWithoutTransaction<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
+        try await awaitWriteWithoutTransaction(updates)
+    }
+
+    func awaitWriteWithoutTransaction<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
+        try Task.checkCancellation()
+        return try await withoutActuallyEscaping(updates) { updates in
+            let updates = UncheckedSendable(updates)
+            return try await withCheckedThrowingContinuation { continuation in
+                asyncWriteWithoutTransaction { db in
+                    continuation.resume(with: Result { try updates.value(db) })
+                }
+            }
+        }
+    }
+
+    /// Runs database operations outside of any transaction, with no concurrent reads.
+    public func barrierWriteWithoutTransaction<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
+        try Task.checkCancellation()
+        return try await withoutActuallyEscaping(updates) { updates in
+            let updates = UncheckedSendable(updates)
+            return try await withCheckedThrowingContinuation { continuation in
+                asyncBarrierWriteWithoutTransaction { dbResult in
+                    continuation.resume(with: Result { try updates.value(dbResult.get()) })
+                }
+            }
+        }
+    }
+
+    /// Schedules database operations inside a transaction; `completion` receives their result.
+    ///
+    /// ```swift
+    /// dbQueue.asyncWrite({ db in
+    ///     try db.execute(sql: "DELETE FROM player")
+    /// }, completion: { db, result in
+    ///     if case .failure(let error) = result { print(error) }
+    /// })
+    /// ```
+    public func asyncWrite<T>(
+        _ updates: @escaping @Sendable (Database) throws -> T,
+        completion: @escaping @Sendable (Database, Result<T, any Error>) -> Void)
+    {
+        asyncWriteWithoutTransaction { db in
+            var value: T?
+            let result = Result<T, any Error> {
+                try db.inTransaction {
+                    value = try updates(db)
+                    return .commit
+                }
+                return value!
+            }
+            completion(db, result)
+        }
+    }
+}
+
+/// Carries a non-Sendable value across an isolation boundary that the caller knows is safe:
+/// the closure runs exactly once, while the caller awaits it.
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

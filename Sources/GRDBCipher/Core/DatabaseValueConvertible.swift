@@ -1,0 +1,125 @@
+import CSQLCipher
+
+/// A type that can convert itself to and from a database value.
+///
+/// ```swift
+/// struct EvenInteger: DatabaseValueConvertible {
+///     let value: Int
+///     var databaseValue: DatabaseValue { value.databaseValue }
+///     static func fromDatabaseValue(_ dbValue: DatabaseValue) -> EvenInteger? {
+///         guard let value = Int.fromDatabaseValue(dbValue), value % 2 == 0 else { return nil }
+///         return EvenInteger(value: value)
+///     }
+/// }
+/// ```
+public protocol DatabaseValueConvertible: StatementBinding {
+    /// A database value.
+    var databaseValue: DatabaseValue { get }
+
+    /// Returns a value initialized from `dbValue`, if possible.
+    static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Self?
+
+    /// Returns a value for a column that is missing from a row, if possible. The default is nil.
+    static func fromMissingColumn() -> Self?
+}
+
+extension DatabaseValueConvertible {
+    public static func fromMissingColumn() -> Self? { nil }
+}
+
+/// A type that can bind a statement argument.
+public protocol StatementBinding {
+    /// Binds the value at `index` (1-based) of a prepared statement and returns the SQLite code.
+    func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt
+}
+
+extension DatabaseValueConvertible {
+    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
+        databaseValue.bind(to: sqliteStatement, at: index)
+    }
+}
+
+extension DatabaseValue {
+    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
+        switch storage {
+        case .null:
+            return sqlite3_bind_null(sqliteStatement, index)
+        case .int64(let int64):
+            return sqlite3_bind_int64(sqliteStatement, index, int64)
+        case .double(let double):
+            return sqlite3_bind_double(sqliteStatement, index, double)
+        case .string(let string):
+            return sqlite3_bind_text(sqliteStatement, index, string, -1, SQLITE_TRANSIENT)
+        case .blob(let data):
+            return data.withUnsafeBytes { buffer in
+                // A non-NULL pointer so that an empty blob binds as a blob, not NULL.
+                sqlite3_bind_blob(
+                    sqliteStatement, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
+                    CInt(buffer.count), SQLITE_TRANSIENT)
+            }
+        }
+    }
+}
+
+/// SQLite's "copy the bytes" destructor, which Swift cannot spell.
+let SQLITE_TRANSIENT = grdbcipher_transient_destructor()
+
+/// A type that reads itself straight from `sqlite3_column_*`, skipping `DatabaseValue`.
+///
+/// Conforming types are decoded faster when fetched, or read from a `Row`:
+///
+/// ```swift
+/// let scores = try Int.fetchAll(db, sql: "SELECT score FROM player") // fast path
+/// ```
+///
+/// The initializer is called for non-NULL columns only. Return nil when the column holds a
+/// value the type cannot represent; the caller then reports a decoding error.
+public protocol StatementColumnConvertible {
+    /// Creates an instance from the column at `index` of the current row, if possible.
+    init?(sqliteStatement: SQLiteStatement, index: CInt)
+}
+
+/// A raw SQLite statement handle.
+public typealias SQLiteStatement = OpaquePointer
+
+/// A raw SQLite connection handle.
+public typealias SQLiteConnection = OpaquePointer
+
+// MARK: - Optional
+
+extension Optional: StatementBinding where Wrapped: DatabaseValueConvertible {}
+
+extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue {
+        switch self {
+        case .none: return .null
+        case .some(let value): return value.databaseValue
+        }
+    }
+
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Wrapped?? {
+        if dbValue.isNull { return .some(.none) }
+        guard let value = Wrapped.fromDatabaseValue(dbValue) else { return nil }
+        return .some(value)
+    }
+
+    public static func fromMissingColumn() -> Wrapped?? { .some(.none) }
+}
+
+// MARK: - RawRepresentable
+
+extension DatabaseValueConvertible where Self: RawRepresentable, Self.RawValue: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { rawValue.databaseValue }
+
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Self? {
+        RawValue.fromDatabaseValue(dbValue).flatMap { Self(rawValue: $0) }
+    }
+}
+
+extension StatementColumnConvertible where Self: RawRepresentable, Self.RawValue: StatementColumnConvertible {
+    @inlinable
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        guard let rawValue = RawValue(sqliteStatement: sqliteStatement, index: index) else { return nil }
+        self.init(rawValue: rawValue)
+    }
+}

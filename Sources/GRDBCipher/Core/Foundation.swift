@@ -1,0 +1,111 @@
+import CSQLCipher
+import Foundation
+
+extension Data: DatabaseValueConvertible, StatementColumnConvertible {
+    public var databaseValue: DatabaseValue { .init(storage: .blob(self)) }
+
+    /// Blobs, and the UTF-8 bytes of text.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Data? {
+        switch dbValue.storage {
+        case .blob(let data): return data
+        case .string(let string): return Data(string.utf8)
+        default: return nil
+        }
+    }
+
+    @inlinable
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        switch sqlite3_column_type(sqliteStatement, index) {
+        case SQLITE_BLOB, SQLITE_TEXT:
+            // sqlite3_column_blob before sqlite3_column_bytes, as SQLite recommends.
+            let bytes = sqlite3_column_blob(sqliteStatement, index)
+            let count = Int(sqlite3_column_bytes(sqliteStatement, index))
+            if let bytes {
+                self.init(bytes: bytes, count: count)
+            } else {
+                self.init()
+            }
+        default:
+            return nil
+        }
+    }
+}
+
+/// Dates are stored as UTC text, `YYYY-MM-DD HH:MM:SS.SSS`, which sorts and compares correctly
+/// and works with SQLite's date functions. They decode from that text and the other formats of
+/// ``DatabaseDateComponents`` that contain a day (UTC unless a zone is given), and from numbers
+/// as seconds since 1970-01-01 UTC.
+extension Date: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue {
+        .init(storage: .string(DateFormatting.storageString(self)))
+    }
+
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Date? {
+        switch dbValue.storage {
+        case .int64(let int64): return Date(timeIntervalSince1970: TimeInterval(int64))
+        case .double(let double): return Date(timeIntervalSince1970: double)
+        case .string(let string): return DateFormatting.parseDate(string)
+        default: return nil
+        }
+    }
+}
+
+/// UUIDs are stored as 16-byte blobs; they decode from such blobs and from their text form.
+extension UUID: DatabaseValueConvertible, StatementColumnConvertible {
+    public var databaseValue: DatabaseValue {
+        withUnsafeBytes(of: uuid) { .init(storage: .blob(Data($0))) }
+    }
+
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> UUID? {
+        switch dbValue.storage {
+        case .blob(let data) where data.count == 16:
+            return data.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
+        case .string(let string):
+            return UUID(uuidString: string)
+        default:
+            return nil
+        }
+    }
+
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        switch sqlite3_column_type(sqliteStatement, index) {
+        case SQLITE_BLOB:
+            guard sqlite3_column_bytes(sqliteStatement, index) == 16,
+                  let bytes = sqlite3_column_blob(sqliteStatement, index)
+            else { return nil }
+            self.init(uuid: bytes.loadUnaligned(as: uuid_t.self))
+        case SQLITE_TEXT:
+            guard let text = sqlite3_column_text(sqliteStatement, index) else { return nil }
+            self.init(uuidString: String(cString: text))
+        default:
+            return nil
+        }
+    }
+}
+
+/// URLs are stored as their absolute string.
+extension URL: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .init(storage: .string(absoluteString)) }
+
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> URL? {
+        guard case .string(let string) = dbValue.storage else { return nil }
+        return URL(string: string)
+    }
+}
+
+/// Decimals are stored as text, so that no digit is lost; they decode from text, integers and
+/// reals.
+extension Decimal: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue {
+        .init(storage: .string(NSDecimalNumber(decimal: self).description(withLocale: Locale(identifier: "en_US_POSIX"))))
+    }
+
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Decimal? {
+        switch dbValue.storage {
+        case .int64(let int64): return Decimal(int64)
+        case .double(let double): return Decimal(double)
+        case .string(let string): return Decimal(string: string, locale: Locale(identifier: "en_US_POSIX"))
+        default: return nil
+        }
+    }
+}

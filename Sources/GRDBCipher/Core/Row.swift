@@ -1,0 +1,387 @@
+import CSQLCipher
+import Foundation
+
+/// A database row.
+///
+/// ```swift
+/// let rows = try Row.fetchCursor(db, sql: "SELECT id, name FROM player")
+/// while let row = try rows.next() {
+///     let id: Int64 = row["id"]
+///     let name: String = row["name"]
+/// }
+/// ```
+///
+/// A row that comes from a cursor reads the statement's current row directly and is only valid
+/// until the cursor moves: call ``copy()`` to keep it. Rows from `fetchAll`, `fetchSet` and
+/// `fetchOne` are copies already.
+///
+/// Columns are looked up by name case-insensitively; with several columns of the same name, the
+/// leftmost wins. Reading a non-optional value from a NULL column, or a value that cannot be
+/// converted, is a programmer error, as in GRDB; the fetch methods throw instead.
+public final class Row {
+    enum Storage {
+        /// The current row of a live statement: nothing copied.
+        case statement(Statement)
+        /// Copied values.
+        case values(columns: [String], values: [DatabaseValue])
+    }
+
+    let storage: Storage
+
+    /// The number of columns in the row.
+    public let count: Int
+
+    init(statement: Statement) {
+        storage = .statement(statement)
+        count = statement.columnCount
+    }
+
+    init(columns: [String], values: [DatabaseValue]) {
+        precondition(columns.count == values.count)
+        storage = .values(columns: columns, values: values)
+        count = columns.count
+    }
+
+    /// Creates an empty row.
+    public convenience init() {
+        self.init(columns: [], values: [])
+    }
+
+    /// Creates a row from a dictionary of values. Column order follows the dictionary.
+    public convenience init(_ dictionary: [String: (any DatabaseValueConvertible)?]) {
+        self.init(columns: Array(dictionary.keys), values: dictionary.values.map { $0?.databaseValue ?? .null })
+    }
+
+    /// Creates a row from a dictionary, or nil if a key is not a string or a value is not a
+    /// database value.
+    public convenience init?(_ dictionary: [AnyHashable: Any]) {
+        var columns: [String] = []
+        var values: [DatabaseValue] = []
+        for (key, value) in dictionary {
+            guard let column = key.base as? String, let dbValue = DatabaseValue(value: value) else { return nil }
+            columns.append(column)
+            values.append(dbValue)
+        }
+        self.init(columns: columns, values: values)
+    }
+
+    /// Returns an immutable copy of the row, safe to keep after its cursor moved on.
+    public func copy() -> Row {
+        switch storage {
+        case .values:
+            return self
+        case .statement(let statement):
+            let sqliteStatement = statement.sqliteStatement
+            let values = (0..<CInt(count)).map { DatabaseValue(sqliteStatement: sqliteStatement, index: $0) }
+            return Row(columns: statement.columnNames, values: values)
+        }
+    }
+
+    /// Whether the row reads a live statement.
+    var isFetched: Bool {
+        if case .statement = storage { return true }
+        return false
+    }
+
+    /// The names of the columns, from left to right.
+    public var columnNames: [String] {
+        switch storage {
+        case .statement(let statement): return statement.columnNames
+        case .values(let columns, _): return columns
+        }
+    }
+
+    /// The database values, from left to right.
+    public var databaseValues: [DatabaseValue] {
+        (0..<count).map { databaseValue(at: $0) }
+    }
+
+    /// Whether the row has a column named `columnName` (case-insensitive).
+    public func hasColumn(_ columnName: String) -> Bool {
+        index(forColumn: columnName) != nil
+    }
+
+    /// Whether the value at `index` is NULL.
+    public func hasNull(atIndex index: Int) -> Bool {
+        databaseValue(at: checkedIndex(index)).isNull
+    }
+
+    /// Whether one value at least is not NULL.
+    public var containsNonNullValue: Bool {
+        (0..<count).contains { !databaseValue(at: $0).isNull }
+    }
+
+    /// The index of the leftmost column named `name`, compared case-insensitively.
+    func index(forColumn name: String) -> Int? {
+        switch storage {
+        case .statement(let statement):
+            return statement.index(ofColumn: name)
+        case .values(let columns, _):
+            if let index = columns.firstIndex(of: name) { return index }
+            let lowercased = name.lowercased()
+            return columns.firstIndex { $0.lowercased() == lowercased }
+        }
+    }
+
+    @inline(__always)
+    func databaseValue(at index: Int) -> DatabaseValue {
+        switch storage {
+        case .statement(let statement):
+            return DatabaseValue(sqliteStatement: statement.sqliteStatement, index: CInt(index))
+        case .values(_, let values):
+            return values[index]
+        }
+    }
+
+    func checkedIndex(_ index: Int) -> Int {
+        precondition(index >= 0 && index < count, "row index out of range: \(index) (row has \(count) columns)")
+        return index
+    }
+
+    func columnName(at index: Int) -> String {
+        switch storage {
+        case .statement(let statement): return statement.columnNames[index]
+        case .values(let columns, _): return columns[index]
+        }
+    }
+}
+
+// MARK: - Value access
+
+extension Row {
+    /// The value at `index`: `Int64`, `Double`, `String`, `Data`, or nil for NULL.
+    public subscript(_ index: Int) -> (any DatabaseValueConvertible)? {
+        databaseValue(at: checkedIndex(index)).storage.value
+    }
+
+    /// The value at `index`, converted to `Value`. NULL, or a value that does not convert, is a
+    /// fatal error; ask for an optional to accept NULL.
+    public subscript<Value: DatabaseValueConvertible>(_ index: Int) -> Value {
+        decodeOrFatal(Value.self, at: checkedIndex(index))
+    }
+
+    /// The value at `index`, converted to `Value` straight from SQLite (fast path).
+    public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ index: Int) -> Value {
+        fastDecodeOrFatal(Value.self, at: checkedIndex(index))
+    }
+
+    /// The value at `index`, converted to `Value`, or nil for NULL (fast path).
+    public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ index: Int) -> Value? {
+        fastDecodeOptionalOrFatal(Value.self, at: checkedIndex(index))
+    }
+
+    /// The value of the leftmost column named `columnName` (case-insensitive): `Int64`,
+    /// `Double`, `String`, `Data`, or nil for NULL or a missing column.
+    public subscript(_ columnName: String) -> (any DatabaseValueConvertible)? {
+        guard let index = index(forColumn: columnName) else { return nil }
+        return databaseValue(at: index).storage.value
+    }
+
+    /// The value of the leftmost column named `columnName`, converted to `Value`.
+    public subscript<Value: DatabaseValueConvertible>(_ columnName: String) -> Value {
+        guard let index = index(forColumn: columnName) else {
+            if let value = Value.fromMissingColumn() { return value }
+            fatalError(RowDecodingError.columnNotFound(columnName, type: Value.self, row: self).description)
+        }
+        return decodeOrFatal(Value.self, at: index)
+    }
+
+    /// The value of the leftmost column named `columnName`, converted to `Value` (fast path).
+    public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ columnName: String) -> Value {
+        guard let index = index(forColumn: columnName) else {
+            if let value = Value.fromMissingColumn() { return value }
+            fatalError(RowDecodingError.columnNotFound(columnName, type: Value.self, row: self).description)
+        }
+        return fastDecodeOrFatal(Value.self, at: index)
+    }
+
+    /// The value of the leftmost column named `columnName`, converted to `Value`, or nil for
+    /// NULL or a missing column (fast path).
+    public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ columnName: String) -> Value? {
+        guard let index = index(forColumn: columnName) else { return nil }
+        return fastDecodeOptionalOrFatal(Value.self, at: index)
+    }
+
+    /// Returns the first non-null value among `columns`, if any (like SQL `COALESCE`).
+    public func coalesce<Value: DatabaseValueConvertible>(_ columns: some Collection<String>) -> Value? {
+        for column in columns {
+            guard let index = index(forColumn: column), !databaseValueIsNull(at: index) else { continue }
+            return decodeOrFatal(Value.self, at: index)
+        }
+        return nil
+    }
+
+    /// The Data at `index`, or nil for NULL.
+    public func dataNoCopy(atIndex index: Int) -> Data? {
+        self[index] as Data?
+    }
+
+    /// Calls `body` with the Data at `index`, without copying the bytes when the row reads a
+    /// live statement.
+    public func withUnsafeData<T>(atIndex index: Int, _ body: (Data?) throws -> T) rethrows -> T {
+        let index = checkedIndex(index)
+        if case .statement(let statement) = storage {
+            let sqliteStatement = statement.sqliteStatement
+            if sqlite3_column_type(sqliteStatement, CInt(index)) == SQLITE_NULL {
+                return try body(nil)
+            }
+            guard let bytes = sqlite3_column_blob(sqliteStatement, CInt(index)) else { return try body(Data()) }
+            let count = Int(sqlite3_column_bytes(sqliteStatement, CInt(index)))
+            let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: bytes), count: count, deallocator: .none)
+            return try body(data)
+        }
+        return try body(self[index] as Data?)
+    }
+
+    /// Calls `body` with the Data of the column named `columnName`.
+    public func withUnsafeData<T>(named columnName: String, _ body: (Data?) throws -> T) rethrows -> T {
+        guard let index = index(forColumn: columnName) else { return try body(nil) }
+        return try withUnsafeData(atIndex: index, body)
+    }
+}
+
+// MARK: - Decoding
+
+extension Row {
+    /// Decodes the value at `index`, or returns the decoding error.
+    func decode<Value: DatabaseValueConvertible>(_ type: Value.Type, at index: Int) -> Result<Value, RowDecodingError> {
+        let dbValue = databaseValue(at: index)
+        if let value = Value.fromDatabaseValue(dbValue) { return .success(value) }
+        return .failure(.valueMismatch(type, dbValue: dbValue, column: columnName(at: index), index: index, row: self))
+    }
+
+    /// Decodes the value at `index` with the fast path, or returns the decoding error.
+    func fastDecode<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ type: Value.Type, at index: Int) -> Result<Value, RowDecodingError> {
+        if case .statement(let statement) = storage {
+            let sqliteStatement = statement.sqliteStatement
+            if sqlite3_column_type(sqliteStatement, CInt(index)) != SQLITE_NULL,
+               let value = Value(sqliteStatement: sqliteStatement, index: CInt(index)) {
+                return .success(value)
+            }
+        }
+        return decode(type, at: index)
+    }
+
+    func decodeOrFatal<Value: DatabaseValueConvertible>(_ type: Value.Type, at index: Int) -> Value {
+        switch decode(type, at: index) {
+        case .success(let value): return value
+        case .failure(let error): fatalError(error.description)
+        }
+    }
+
+    func fastDecodeOrFatal<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ type: Value.Type, at index: Int) -> Value {
+        switch fastDecode(type, at: index) {
+        case .success(let value): return value
+        case .failure(let error): fatalError(error.description)
+        }
+    }
+
+    func fastDecodeOptionalOrFatal<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ type: Value.Type, at index: Int) -> Value? {
+        if databaseValueIsNull(at: index) { return nil }
+        return fastDecodeOrFatal(type, at: index)
+    }
+
+    func databaseValueIsNull(at index: Int) -> Bool {
+        switch storage {
+        case .statement(let statement):
+            return sqlite3_column_type(statement.sqliteStatement, CInt(index)) == SQLITE_NULL
+        case .values(_, let values):
+            return values[index].isNull
+        }
+    }
+}
+
+/// A decoding error thrown when a row value cannot be converted to the requested type.
+///
+/// Its description names the column, its index and the requested type, and describes the
+/// stored value by its SQLite storage class only: row content never reaches logs.
+public struct RowDecodingError: Error, CustomStringConvertible, Sendable {
+    /// What went wrong.
+    public let description: String
+
+    static func valueMismatch(_ type: Any.Type, dbValue: DatabaseValue, column: String, index: Int, row: Row) -> RowDecodingError {
+        RowDecodingError(description:
+            "could not decode \(type) from database value of type \(dbValue.storageClassName)"
+            + " - column: \(String(reflecting: column)), column index: \(index)"
+            + " - row columns: \(row.columnNames)")
+    }
+
+    static func columnNotFound(_ column: String, type: Any.Type, row: Row) -> RowDecodingError {
+        RowDecodingError(description:
+            "column not found: \(String(reflecting: column)) (decoding \(type))"
+            + " - available columns: \(row.columnNames)")
+    }
+}
+
+extension DatabaseValue.Storage {
+    var value: (any DatabaseValueConvertible)? {
+        switch self {
+        case .null: return nil
+        case .int64(let value): return value
+        case .double(let value): return value
+        case .string(let value): return value
+        case .blob(let value): return value
+        }
+    }
+}
+
+// MARK: - Collection
+
+extension Row: RandomAccessCollection {
+    /// An index to a (column, value) pair of a row.
+    public struct Index: Comparable, Strideable, Sendable {
+        let index: Int
+        init(_ index: Int) { self.index = index }
+        public static func < (lhs: Index, rhs: Index) -> Bool { lhs.index < rhs.index }
+        public func distance(to other: Index) -> Int { other.index - index }
+        public func advanced(by n: Int) -> Index { Index(index + n) }
+    }
+
+    public var startIndex: Index { Index(0) }
+    public var endIndex: Index { Index(count) }
+
+    /// The (column name, value) pair at `position`.
+    public subscript(position: Index) -> (String, DatabaseValue) {
+        (columnName(at: position.index), databaseValue(at: position.index))
+    }
+}
+
+// MARK: - Equatable, Hashable, literals, description
+
+extension Row: Equatable, Hashable {
+    /// Rows are equal when they have the same columns, in the same order, with equal values.
+    public static func == (lhs: Row, rhs: Row) -> Bool {
+        if lhs === rhs { return true }
+        guard lhs.count == rhs.count else { return false }
+        for index in 0..<lhs.count {
+            guard lhs.columnName(at: index) == rhs.columnName(at: index),
+                  lhs.databaseValue(at: index) == rhs.databaseValue(at: index)
+            else { return false }
+        }
+        return true
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(count)
+        for index in 0..<count {
+            hasher.combine(columnName(at: index))
+            hasher.combine(databaseValue(at: index))
+        }
+    }
+}
+
+extension Row: ExpressibleByDictionaryLiteral {
+    /// `let row: Row = ["id": 1, "name": "Arthur"]`, columns in literal order.
+    public convenience init(dictionaryLiteral elements: (String, (any DatabaseValueConvertible)?)...) {
+        self.init(columns: elements.map(\.0), values: elements.map { $0.1?.databaseValue ?? .null })
+    }
+}
+
+extension Row: CustomStringConvertible, CustomDebugStringConvertible {
+    /// `[id:1 name:"Arthur"]`
+    public var description: String {
+        "[" + (0..<count).map { "\(columnName(at: $0)):\(databaseValue(at: $0))" }.joined(separator: " ") + "]"
+    }
+
+    public var debugDescription: String { description }
+}

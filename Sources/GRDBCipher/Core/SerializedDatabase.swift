@@ -1,0 +1,127 @@
+import CSQLCipher
+import Dispatch
+import Foundation
+
+/// A connection confined to a serial dispatch queue: every access runs on that queue, one at a
+/// time.
+///
+/// `@unchecked Sendable`: the `Database` is only touched from `queue`; `sync` refuses reentrant
+/// calls, and the other stored properties are immutable or only read on `queue`.
+final class SerializedDatabase: @unchecked Sendable {
+    let db: Database
+    let queue: DispatchQueue
+    let path: String
+    let configuration: Configuration
+    private let queueKey = DispatchSpecificKey<Void>()
+    /// The SQLite handle, for `sqlite3_interrupt`, which is safe from any thread.
+    private let interruptHandle: OpaquePointer?
+    private let closeLock = NSLock()
+    private var isClosed = false
+
+    init(path: String, configuration: Configuration, label: String) throws {
+        self.path = path
+        self.configuration = configuration
+        let queue = DispatchQueue(label: label, qos: configuration.qos, target: configuration.targetQueue)
+        self.queue = queue
+        queue.setSpecific(key: queueKey, value: ())
+        let db = try Database(path: path, description: label, configuration: configuration)
+        self.db = db
+        interruptHandle = db.sqliteConnection
+        let key = queueKey
+        db.accessValidator = { DispatchQueue.getSpecific(key: key) != nil }
+        do {
+            try queue.sync { try db.setUp() }
+        } catch {
+            try? queue.sync { try db.close() }
+            throw error
+        }
+    }
+
+    deinit {
+        let db = self.db
+        if onQueue {
+            try? db.close()
+        } else {
+            queue.sync { try? db.close() }
+        }
+    }
+
+    /// Whether the current thread runs on this connection's queue.
+    var onQueue: Bool {
+        DispatchQueue.getSpecific(key: queueKey) != nil
+    }
+
+    /// Runs `block` on the queue. Calling it from the queue is a programmer error.
+    func sync<T>(_ block: (Database) throws -> T) rethrows -> T {
+        precondition(!onQueue, "Database methods are not reentrant.")
+        return try queue.sync {
+            try preconditionOpen()
+            return try block(db)
+        }
+    }
+
+    /// Runs `block` on the queue, or right away when already on it.
+    func reentrantSync<T>(_ block: (Database) throws -> T) rethrows -> T {
+        if onQueue {
+            return try block(db)
+        }
+        return try sync(block)
+    }
+
+    /// Runs `block` on the queue, later.
+    func async(_ block: @escaping @Sendable (Database) -> Void) {
+        queue.async { [self] in
+            block(db)
+        }
+    }
+
+    private func preconditionOpen() throws {
+        closeLock.lock()
+        defer { closeLock.unlock() }
+        if isClosed {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "Connection is closed")
+        }
+    }
+
+    /// Throws SQLITE_MISUSE if the connection was closed.
+    func checkNotClosed() throws {
+        try preconditionOpen()
+    }
+
+    /// Interrupts the statement that runs, if any. Safe from any thread.
+    func interrupt() {
+        closeLock.lock()
+        defer { closeLock.unlock() }
+        if !isClosed, let interruptHandle {
+            sqlite3_interrupt(interruptHandle)
+        }
+    }
+
+    /// Closes the connection; later accesses throw.
+    func close() throws {
+        let body = { [self] in
+            closeLock.lock()
+            let alreadyClosed = isClosed
+            closeLock.unlock()
+            if alreadyClosed { return }
+            try db.close()
+            closeLock.lock()
+            isClosed = true
+            closeLock.unlock()
+        }
+        if onQueue {
+            try body()
+        } else {
+            try queue.sync(execute: body)
+        }
+    }
+
+    /// Checks, after an access, that no transaction was left open.
+    func preconditionNoUnsafeTransactionLeft(_ db: Database) {
+        if !configuration.allowsUnsafeTransactions && db.isInsideTransaction {
+            // Roll back so that the connection stays usable, then report the programmer error.
+            try? db.rollback()
+            preconditionFailure("A transaction has been left opened at the end of a database access")
+        }
+    }
+}

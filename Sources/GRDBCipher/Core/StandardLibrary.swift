@@ -1,0 +1,123 @@
+import CSQLCipher
+
+// Conversions of the standard library's types. Integers are stored as INTEGER; a value that
+// does not fit the requested width fails to decode (nil here, an error in throwing APIs).
+
+extension Bool: DatabaseValueConvertible, StatementColumnConvertible {
+    public var databaseValue: DatabaseValue { .init(storage: .int64(self ? 1 : 0)) }
+
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Bool? {
+        switch dbValue.storage {
+        case .int64(let int64): return int64 != 0
+        case .double(let double): return double != 0
+        default: return nil
+        }
+    }
+
+    @inlinable
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        switch sqlite3_column_type(sqliteStatement, index) {
+        case SQLITE_INTEGER: self = sqlite3_column_int64(sqliteStatement, index) != 0
+        case SQLITE_FLOAT: self = sqlite3_column_double(sqliteStatement, index) != 0
+        default: return nil
+        }
+    }
+}
+
+/// Shared by every fixed-width integer: INTEGER values that fit, and REAL values that are
+/// exact integers that fit.
+protocol DatabaseInteger: FixedWidthInteger, DatabaseValueConvertible, StatementColumnConvertible {}
+
+extension DatabaseInteger {
+    public var databaseValue: DatabaseValue {
+        if let int64 = Int64(exactly: self) {
+            return DatabaseValue(storage: .int64(int64))
+        }
+        // Only UInt64 and UInt values above Int64.max get here.
+        return DatabaseValue(storage: .double(Double(self)))
+    }
+
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Self? {
+        switch dbValue.storage {
+        case .int64(let int64): return Self(exactly: int64)
+        case .double(let double): return Self(exactly: double)
+        default: return nil
+        }
+    }
+
+    @inlinable
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        switch sqlite3_column_type(sqliteStatement, index) {
+        case SQLITE_INTEGER:
+            guard let value = Self(exactly: sqlite3_column_int64(sqliteStatement, index)) else { return nil }
+            self = value
+        case SQLITE_FLOAT:
+            guard let value = Self(exactly: sqlite3_column_double(sqliteStatement, index)) else { return nil }
+            self = value
+        default:
+            return nil
+        }
+    }
+}
+
+extension Int: DatabaseInteger {}
+extension Int8: DatabaseInteger {}
+extension Int16: DatabaseInteger {}
+extension Int32: DatabaseInteger {}
+extension Int64: DatabaseInteger {}
+extension UInt: DatabaseInteger {}
+extension UInt8: DatabaseInteger {}
+extension UInt16: DatabaseInteger {}
+extension UInt32: DatabaseInteger {}
+extension UInt64: DatabaseInteger {}
+
+extension Double: DatabaseValueConvertible, StatementColumnConvertible {
+    public var databaseValue: DatabaseValue { .init(storage: .double(self)) }
+
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Double? {
+        switch dbValue.storage {
+        case .int64(let int64): return Double(int64)
+        case .double(let double): return double
+        default: return nil
+        }
+    }
+
+    @inlinable
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        switch sqlite3_column_type(sqliteStatement, index) {
+        case SQLITE_INTEGER, SQLITE_FLOAT: self = sqlite3_column_double(sqliteStatement, index)
+        default: return nil
+        }
+    }
+}
+
+extension Float: DatabaseValueConvertible, StatementColumnConvertible {
+    public var databaseValue: DatabaseValue { .init(storage: .double(Double(self))) }
+
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Float? {
+        Double.fromDatabaseValue(dbValue).map { Float($0) }
+    }
+
+    @inlinable
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        guard let double = Double(sqliteStatement: sqliteStatement, index: index) else { return nil }
+        self = Float(double)
+    }
+}
+
+extension String: DatabaseValueConvertible, StatementColumnConvertible {
+    public var databaseValue: DatabaseValue { .init(storage: .string(self)) }
+
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> String? {
+        if case .string(let string) = dbValue.storage { return string }
+        return nil
+    }
+
+    @inlinable
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        guard sqlite3_column_type(sqliteStatement, index) == SQLITE_TEXT,
+              let text = sqlite3_column_text(sqliteStatement, index)
+        else { return nil }
+        self = String(cString: text)
+    }
+}

@@ -1,0 +1,198 @@
+import CSQLCipher
+
+/// A prepared statement.
+///
+/// ```swift
+/// let statement = try db.makeStatement(sql: "INSERT INTO player (name) VALUES (?)")
+/// try statement.execute(arguments: ["Arthur"])
+/// try statement.execute(arguments: ["Barbara"])
+/// ```
+///
+/// A statement belongs to the connection that made it: use it only inside the database access
+/// closure that gave the connection. It is finalized when released.
+///
+/// Related SQLite documentation: <https://www.sqlite.org/c3ref/stmt.html>
+public final class Statement {
+    /// The SQLite statement handle.
+    public let sqliteStatement: SQLiteStatement
+
+    /// The SQL text of the statement, without trailing whitespace.
+    public let sql: String
+
+    unowned let database: Database
+
+    /// Parameter names without their prefix (`:`, `$`, `@`), nil for `?` parameters.
+    let parameterNames: [String?]
+
+    /// The number of columns in the rows the statement returns.
+    public let columnCount: Int
+
+    /// The arguments currently bound.
+    private var boundArguments = StatementArguments()
+
+    /// True while a cursor iterates the statement.
+    var isIterating = false
+
+    init(database: Database, sqliteStatement: SQLiteStatement, sql: String) {
+        self.database = database
+        self.sqliteStatement = sqliteStatement
+        self.sql = sql
+        let parameterCount = sqlite3_bind_parameter_count(sqliteStatement)
+        var names: [String?] = []
+        names.reserveCapacity(Int(parameterCount))
+        if parameterCount > 0 {
+            for index in 1...parameterCount {
+                names.append(sqlite3_bind_parameter_name(sqliteStatement, index).map {
+                    String(String(cString: $0).dropFirst())
+                })
+            }
+        }
+        parameterNames = names
+        columnCount = Int(sqlite3_column_count(sqliteStatement))
+    }
+
+    deinit {
+        sqlite3_finalize(sqliteStatement)
+    }
+
+    /// The names of the columns, from left to right.
+    public private(set) lazy var columnNames: [String] = (0..<CInt(columnCount)).map {
+        String(cString: sqlite3_column_name(sqliteStatement, $0))
+    }
+
+    /// Column indexes by name: the leftmost column wins, as in SQLite.
+    private lazy var columnIndexes: [String: Int] = {
+        var indexes: [String: Int] = [:]
+        for (index, name) in columnNames.enumerated() where indexes[name] == nil {
+            indexes[name] = index
+        }
+        return indexes
+    }()
+
+    /// Returns the index of the leftmost column named `name`, compared case-insensitively.
+    public func index(ofColumn name: String) -> Int? {
+        if let index = columnIndexes[name] { return index }
+        return columnNames.firstIndex { $0.equalsIgnoringCase(name) }
+    }
+
+    /// Whether the statement does not write to the database.
+    public var isReadonly: Bool {
+        sqlite3_stmt_readonly(sqliteStatement) != 0
+    }
+
+    /// The number of parameters of the statement.
+    var parameterCount: Int { parameterNames.count }
+
+    /// The statement arguments. Setting arguments that do not fit the statement is a programmer
+    /// error; use ``setArguments(_:)`` to get a thrown error instead.
+    public var arguments: StatementArguments {
+        get { boundArguments }
+        set {
+            do {
+                try setArguments(newValue)
+            } catch {
+                preconditionFailure("\(error)")
+            }
+        }
+    }
+
+    /// Throws if `arguments` do not fit the statement's parameters.
+    public func validateArguments(_ arguments: StatementArguments) throws {
+        var consumer = ArgumentConsumer(arguments)
+        _ = try consumer.values(for: self)
+        try consumer.checkFullyConsumed(sql: sql, publicStatementArguments: database.configuration.publicStatementArguments)
+    }
+
+    /// Binds `arguments`, after checking that they fit the statement's parameters.
+    public func setArguments(_ arguments: StatementArguments) throws {
+        var consumer = ArgumentConsumer(arguments)
+        let values = try consumer.values(for: self)
+        try consumer.checkFullyConsumed(sql: sql, publicStatementArguments: database.configuration.publicStatementArguments)
+        try bind(values, arguments: arguments)
+    }
+
+    /// Binds `arguments` without checking them; missing values are bound as NULL.
+    public func setUncheckedArguments(_ arguments: StatementArguments) {
+        var consumer = ArgumentConsumer(arguments)
+        let values = (try? consumer.values(for: self)) ?? parameterNames.indices.map { arguments[$0] ?? .null }
+        try? bind(values, arguments: arguments)
+    }
+
+    func bind(_ values: [DatabaseValue], arguments: StatementArguments) throws {
+        reset()
+        for (offset, value) in values.enumerated() {
+            let code = value.bind(to: sqliteStatement, at: CInt(offset + 1))
+            if code != SQLITE_OK {
+                throw makeDatabaseError(
+                    code, database.sqliteConnection, sql: sql, arguments: arguments,
+                    publicStatementArguments: database.configuration.publicStatementArguments)
+            }
+        }
+        boundArguments = arguments
+    }
+
+    /// Resets the statement so that it can run again, keeping its arguments.
+    func reset() {
+        sqlite3_reset(sqliteStatement)
+    }
+
+    /// Executes the statement, with new arguments if given.
+    ///
+    /// ```swift
+    /// let statement = try db.makeStatement(sql: "DELETE FROM player WHERE id = ?")
+    /// try statement.execute(arguments: [1])
+    /// ```
+    public func execute(arguments: StatementArguments? = nil) throws {
+        if let arguments {
+            try setArguments(arguments)
+        } else {
+            try checkBoundArgumentsFit()
+            reset()
+        }
+        try database.executeSteps(of: self)
+    }
+
+    /// Statements made without arguments must have none, so that a forgotten argument is an
+    /// error rather than a silent NULL.
+    func checkBoundArgumentsFit() throws {
+        if boundArguments.isEmpty && parameterCount > 0 {
+            throw argumentError("wrong number of statement arguments: 0")
+        }
+    }
+
+    /// Prepares the statement for a new iteration with `arguments` (or the current ones).
+    func prepareIteration(arguments: StatementArguments?) throws {
+        if let arguments {
+            try setArguments(arguments)
+        } else {
+            try checkBoundArgumentsFit()
+            reset()
+        }
+    }
+
+    func argumentError(_ message: String) -> DatabaseError {
+        DatabaseError(
+            resultCode: .SQLITE_MISUSE,
+            message: message,
+            sql: sql,
+            arguments: boundArguments,
+            publicStatementArguments: database.configuration.publicStatementArguments)
+    }
+
+    /// The error for a failed step of this statement.
+    func stepError(_ code: CInt) -> DatabaseError {
+        makeDatabaseError(
+            code, database.sqliteConnection, sql: sql, arguments: boundArguments,
+            publicStatementArguments: database.configuration.publicStatementArguments)
+    }
+}
+
+extension Statement: CustomStringConvertible {
+    public var description: String { sql }
+}
+
+private extension String {
+    func equalsIgnoringCase(_ other: String) -> Bool {
+        lowercased() == other.lowercased()
+    }
+}

@@ -1,0 +1,188 @@
+import CSQLCipher
+
+/// The values bound to the `?` and `:name` parameters of a statement.
+///
+/// ```swift
+/// try db.execute(sql: "INSERT INTO player (name, score) VALUES (?, ?)",
+///                arguments: ["Arthur", 1000])
+/// try db.execute(sql: "INSERT INTO player (name, score) VALUES (:name, :score)",
+///                arguments: ["name": "Arthur", "score": 1000])
+/// ```
+///
+/// Names are given without their `:`, `$` or `@` prefix. Arguments that do not match the
+/// statement's parameters (a wrong count, a missing name) are a thrown `DatabaseError`, checked
+/// before the statement runs. Argument values never appear in error descriptions unless
+/// ``Configuration/publicStatementArguments`` is set.
+public struct StatementArguments: Hashable, Sendable {
+    /// Positional values, consumed in order by `?` parameters (and by named parameters that
+    /// have no named value).
+    var values: [DatabaseValue]
+
+    /// Named values, by name without prefix.
+    var namedValues: [String: DatabaseValue]
+
+    /// Whether there is no value at all.
+    public var isEmpty: Bool { values.isEmpty && namedValues.isEmpty }
+
+    /// Empty arguments.
+    public init() {
+        values = []
+        namedValues = [:]
+    }
+
+    /// Positional arguments.
+    public init<S: Sequence>(_ sequence: S) where S.Element == (any DatabaseValueConvertible)? {
+        values = sequence.map { $0?.databaseValue ?? .null }
+        namedValues = [:]
+    }
+
+    /// Positional arguments.
+    public init<S: Sequence>(_ sequence: S) where S.Element: DatabaseValueConvertible {
+        values = sequence.map(\.databaseValue)
+        namedValues = [:]
+    }
+
+    /// Named arguments.
+    public init(_ dictionary: [String: (any DatabaseValueConvertible)?]) {
+        values = []
+        namedValues = dictionary.mapValues { $0?.databaseValue ?? .null }
+    }
+
+    /// Named arguments.
+    public init<S: Sequence>(_ sequence: S) where S.Element == (String, (any DatabaseValueConvertible)?) {
+        values = []
+        namedValues = Dictionary(sequence.map { ($0.0, $0.1?.databaseValue ?? .null) }, uniquingKeysWith: { $1 })
+    }
+
+    /// Positional arguments from an array of `Any`, or nil if one value is not a database value.
+    public init?(_ array: [Any]) {
+        var values: [DatabaseValue] = []
+        for value in array {
+            guard let dbValue = DatabaseValue(value: value) else { return nil }
+            values.append(dbValue)
+        }
+        self.values = values
+        namedValues = [:]
+    }
+
+    /// Named arguments from a dictionary of `Any`, or nil if a key is not a string or a value is
+    /// not a database value.
+    public init?(_ dictionary: [AnyHashable: Any]) {
+        var namedValues: [String: DatabaseValue] = [:]
+        for (key, value) in dictionary {
+            guard let key = key.base as? String, let dbValue = DatabaseValue(value: value) else { return nil }
+            namedValues[key] = dbValue
+        }
+        values = []
+        self.namedValues = namedValues
+    }
+
+    /// Appends the values of `arguments`, and returns the named values that were overwritten.
+    @discardableResult
+    public mutating func append(contentsOf arguments: StatementArguments) -> [String: DatabaseValue] {
+        var replaced: [String: DatabaseValue] = [:]
+        values.append(contentsOf: arguments.values)
+        for (name, value) in arguments.namedValues {
+            if let old = namedValues.updateValue(value, forKey: name) {
+                replaced[name] = old
+            }
+        }
+        return replaced
+    }
+
+    /// Concatenation; a named value of `rhs` replaces the one of `lhs`.
+    public static func + (lhs: StatementArguments, rhs: StatementArguments) -> StatementArguments {
+        var result = lhs
+        result += rhs
+        return result
+    }
+
+    /// Concatenation; it is a programmer error if both sides hold the same name.
+    public static func &+ (lhs: StatementArguments, rhs: StatementArguments) -> StatementArguments {
+        var result = lhs
+        let replaced = result.append(contentsOf: rhs)
+        precondition(replaced.isEmpty, "Duplicated statement argument name(s): \(replaced.keys.sorted())")
+        return result
+    }
+
+    public static func += (lhs: inout StatementArguments, rhs: StatementArguments) {
+        lhs.append(contentsOf: rhs)
+    }
+
+    /// The positional value at `index`, if any.
+    public subscript(index: Int) -> DatabaseValue? {
+        values.indices.contains(index) ? values[index] : nil
+    }
+
+    /// The named value for `key`, if any.
+    public subscript(key: String) -> DatabaseValue? {
+        namedValues[key]
+    }
+}
+
+extension StatementArguments: ExpressibleByArrayLiteral {
+    public init(arrayLiteral elements: (any DatabaseValueConvertible)?...) {
+        self.init(elements)
+    }
+}
+
+extension StatementArguments: ExpressibleByDictionaryLiteral {
+    public init(dictionaryLiteral elements: (String, (any DatabaseValueConvertible)?)...) {
+        self.init(elements)
+    }
+}
+
+extension StatementArguments: CustomStringConvertible {
+    /// `[1, "foo"]`, `["name": "foo"]`, or both. Do not log it: arguments may hold secrets.
+    public var description: String {
+        let positional = values.map(\.description)
+        let named = namedValues.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+        return "[" + (positional + named).joined(separator: ", ") + "]"
+    }
+}
+
+// MARK: - Binding
+
+/// Consumes arguments across the statements of one SQL string.
+struct ArgumentConsumer {
+    let arguments: StatementArguments
+    var position = 0
+
+    init(_ arguments: StatementArguments) {
+        self.arguments = arguments
+    }
+
+    var remainingPositionalCount: Int { arguments.values.count - position }
+
+    /// Returns the values for a statement's parameters, or throws if some are missing.
+    mutating func values(for statement: Statement) throws -> [DatabaseValue] {
+        let names = statement.parameterNames
+        var result: [DatabaseValue] = []
+        result.reserveCapacity(names.count)
+        for name in names {
+            if let name, let value = arguments.namedValues[name] {
+                result.append(value)
+            } else if position < arguments.values.count {
+                result.append(arguments.values[position])
+                position += 1
+            } else {
+                throw statement.argumentError(
+                    name.map { "missing statement argument: \($0)" }
+                        ?? "wrong number of statement arguments: \(arguments.values.count)")
+            }
+        }
+        return result
+    }
+
+    /// Throws if positional values remain once every statement took its own.
+    func checkFullyConsumed(sql: String, publicStatementArguments: Bool) throws {
+        if position < arguments.values.count {
+            throw DatabaseError(
+                resultCode: .SQLITE_MISUSE,
+                message: "wrong number of statement arguments: \(arguments.values.count)",
+                sql: sql,
+                arguments: arguments,
+                publicStatementArguments: publicStatementArguments)
+        }
+    }
+}

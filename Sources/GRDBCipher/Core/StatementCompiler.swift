@@ -1,0 +1,246 @@
+import CSQLCipher
+import Foundation
+
+/// Turns SQL text into prepared statements, and runs SQL strings that hold several statements
+/// so that bad input never half-applies.
+///
+/// For `execute(sql:arguments:)`:
+/// 1. Every statement that can be prepared before anything runs is prepared. When all of them
+///    are, arguments are checked against all of them before the first one runs.
+/// 2. When there are several statements, they run inside a savepoint, rolled back on error,
+///    unless one of them manages transactions or cannot run in one (BEGIN, COMMIT, VACUUM,
+///    ATTACH, PRAGMA...): such SQL runs as written, like in GRDB.
+/// 3. A statement that cannot be prepared before earlier ones run (it uses a table they create)
+///    is prepared when its turn comes; a failure then rolls back the savepoint.
+struct StatementCompiler {
+    let database: Database
+    let sql: String
+
+    /// Statements prepared ahead, and what stopped preparation early, if anything.
+    private struct Plan {
+        var statements: [Statement] = []
+        /// Byte offset, in the UTF-8 SQL, of the first statement not prepared yet.
+        var remainderOffset: Int?
+        /// The error that stopped preparation at `remainderOffset`.
+        var error: DatabaseError?
+    }
+
+    /// Prepares exactly one statement; trailing whitespace, semicolons and comments are allowed.
+    func compileSingle() throws -> Statement {
+        let plan = prepareAhead(stopAfter: 2)
+        if plan.statements.isEmpty, let error = plan.error { throw error }
+        guard let statement = plan.statements.first else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "empty statement", sql: sql)
+        }
+        if plan.statements.count > 1 || plan.remainderOffset != nil {
+            throw DatabaseError(
+                resultCode: .SQLITE_MISUSE,
+                message: "Multiple statements found. To execute multiple statements, use Database.execute(sql:) instead.",
+                sql: sql)
+        }
+        return statement
+    }
+
+    func execute(arguments: StatementArguments) throws {
+        let plan = prepareAhead(stopAfter: nil)
+        if plan.statements.isEmpty {
+            if let error = plan.error { throw error }
+            // Only whitespace and comments: nothing to run, but arguments must be empty.
+            try ArgumentConsumer(arguments).checkFullyConsumed(
+                sql: sql, publicStatementArguments: database.configuration.publicStatementArguments)
+            return
+        }
+        let publicArguments = database.configuration.publicStatementArguments
+
+        // All statements known: check every argument before running anything.
+        if plan.remainderOffset == nil {
+            var checker = ArgumentConsumer(arguments)
+            for statement in plan.statements {
+                _ = try checker.values(for: statement)
+            }
+            try checker.checkFullyConsumed(sql: sql, publicStatementArguments: publicArguments)
+        }
+
+        let single = plan.statements.count == 1 && plan.remainderOffset == nil
+        let protected = !single && plan.statements.allSatisfy { Self.canRunInSavepoint($0.sql) }
+        var consumer = ArgumentConsumer(arguments)
+
+        func run(_ statement: Statement) throws {
+            let values = try consumer.values(for: statement)
+            try statement.bind(values, arguments: arguments)
+            try database.executeSteps(of: statement)
+        }
+
+        if !protected {
+            for statement in plan.statements { try run(statement) }
+            if let offset = plan.remainderOffset {
+                try runRemainder(from: offset, firstError: plan.error, run: run, savepoint: nil)
+            }
+            try consumer.checkFullyConsumed(sql: sql, publicStatementArguments: publicArguments)
+            return
+        }
+
+        let savepoint = ExecutionSavepoint(database: database)
+        try savepoint.begin()
+        do {
+            for statement in plan.statements { try run(statement) }
+            if let offset = plan.remainderOffset {
+                try runRemainder(from: offset, firstError: plan.error, run: run, savepoint: savepoint)
+            }
+            try consumer.checkFullyConsumed(sql: sql, publicStatementArguments: publicArguments)
+            try savepoint.release()
+        } catch {
+            savepoint.rollbackAndRelease()
+            throw error
+        }
+    }
+
+    /// Prepares and runs the statements that could not be prepared ahead.
+    private func runRemainder(
+        from offset: Int,
+        firstError: DatabaseError?,
+        run: (Statement) throws -> Void,
+        savepoint: ExecutionSavepoint?) throws
+    {
+        var offset: Int? = offset
+        while let start = offset {
+            let (statement, next) = try prepareOne(at: start)
+            offset = next
+            guard let statement else { continue }
+            if let savepoint, !Self.canRunInSavepoint(statement.sql) {
+                // The SQL manages transactions itself from here on.
+                try savepoint.release()
+            }
+            try run(statement)
+        }
+    }
+
+    /// Prepares statements until one fails, the SQL ends, or `stopAfter` statements are ready.
+    private func prepareAhead(stopAfter: Int?) -> Plan {
+        var plan = Plan()
+        var offset: Int? = 0
+        while let start = offset {
+            if let stopAfter, plan.statements.count >= stopAfter {
+                plan.remainderOffset = start
+                break
+            }
+            do {
+                let (statement, next) = try prepareOne(at: start)
+                if let statement { plan.statements.append(statement) }
+                offset = next
+            } catch {
+                plan.remainderOffset = start
+                plan.error = error as? DatabaseError
+                break
+            }
+        }
+        return plan
+    }
+
+    /// Prepares the statement that starts at byte `offset`. Returns nil for a statement when
+    /// only whitespace or comments remain, and the offset of the next statement, if any.
+    private func prepareOne(at offset: Int) throws -> (Statement?, Int?) {
+        let handle = database.handle
+        return try sql.utf8CString.withUnsafeBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            let start = base + offset
+            var sqliteStatement: OpaquePointer?
+            var tail: UnsafePointer<CChar>?
+            let code = sqlite3_prepare_v3(handle, start, -1, 0, &sqliteStatement, &tail)
+            guard code == SQLITE_OK else {
+                throw makeDatabaseError(code, handle, sql: sql)
+            }
+            let tailOffset = tail.map { base.distance(to: $0) } ?? (buffer.count - 1)
+            let next = Self.hasMoreSQL(buffer, from: tailOffset) ? tailOffset : nil
+            guard let sqliteStatement else {
+                return (nil, next)
+            }
+            let statementSQL = String(cString: sqlite3_sql(sqliteStatement))
+                .trimmingCharacters(in: .whitespacesAndNewlinesAndSemicolons)
+            return (Statement(database: database, sqliteStatement: sqliteStatement, sql: statementSQL), next)
+        }
+    }
+
+    /// Whether something other than whitespace and semicolons follows `offset`.
+    private static func hasMoreSQL(_ buffer: UnsafeBufferPointer<CChar>, from offset: Int) -> Bool {
+        var index = offset
+        while index < buffer.count {
+            switch UInt8(bitPattern: buffer[index]) {
+            case 0: return false
+            case 0x20, 0x09, 0x0A, 0x0D, 0x3B: index += 1
+            default: return true
+            }
+        }
+        return false
+    }
+
+    /// Statements that manage transactions, or that SQLite refuses inside one.
+    private static let transactionSensitiveKeywords: Set<String> = [
+        "BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE",
+        "VACUUM", "ATTACH", "DETACH", "PRAGMA",
+    ]
+
+    static func canRunInSavepoint(_ statementSQL: String) -> Bool {
+        !transactionSensitiveKeywords.contains(firstKeyword(statementSQL))
+    }
+
+    /// The first word of a statement, uppercased, after leading comments.
+    static func firstKeyword(_ sql: String) -> String {
+        var rest = Substring(sql)
+        while true {
+            rest = rest.drop { $0.isWhitespace }
+            if rest.hasPrefix("--") {
+                rest = rest.drop { $0 != "\n" }
+            } else if rest.hasPrefix("/*") {
+                if let end = rest.range(of: "*/") {
+                    rest = rest[end.upperBound...]
+                } else {
+                    return ""
+                }
+            } else {
+                break
+            }
+        }
+        return rest.prefix { $0.isLetter }.uppercased()
+    }
+}
+
+private extension CharacterSet {
+    static let whitespacesAndNewlinesAndSemicolons = CharacterSet.whitespacesAndNewlines.union(CharacterSet(charactersIn: ";"))
+}
+
+/// The savepoint that protects a multi-statement `execute`.
+final class ExecutionSavepoint {
+    private let database: Database
+    private var active = false
+    private static let name = "grdbcipher_execute"
+
+    init(database: Database) {
+        self.database = database
+    }
+
+    func begin() throws {
+        try database.executeInternal("SAVEPOINT \(Self.name)")
+        active = true
+    }
+
+    func release() throws {
+        guard active else { return }
+        active = false
+        try database.executeInternal("RELEASE SAVEPOINT \(Self.name)")
+    }
+
+    func rollbackAndRelease() {
+        guard active else { return }
+        active = false
+        try? database.executeInternal("ROLLBACK TO SAVEPOINT \(Self.name)")
+        try? database.executeInternal("RELEASE SAVEPOINT \(Self.name)")
+    }
+}
+
+extension Database {
+    /// Runs a fixed internal statement through the cache.
+    func executeInternal(_ sql: String) throws {
+        try cachedStatement(sql: sql).execute()
+    }
+}
