@@ -1,1 +1,107 @@
+import Foundation
 import Testing
+@testable import GRDBCipher
+
+/// Test settings from the environment.
+enum TestEnvironment {
+    /// `GRDBCIPHER_TEST_ENCRYPTION=1` makes every test database encrypted.
+    static let encrypted = ProcessInfo.processInfo.environment["GRDBCIPHER_TEST_ENCRYPTION"] == "1"
+
+    /// A raw 256-bit key in SQLCipher's `x'…'` syntax: it skips the 256,000-round key
+    /// derivation, which would cost ~130 ms per connection. Tests of passphrases use real
+    /// passphrases.
+    static let testKey = "x'2DD29CA851E7B56E4697B0E1F08507293D761A05CE4D1B628663F411A8086D99'"
+}
+
+/// A temporary directory, deleted when released.
+final class TemporaryDirectory: @unchecked Sendable {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("GRDBCipherTests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func path(_ name: String) -> String {
+        url.appendingPathComponent(name).path
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+}
+
+/// A fresh database for one test: a file in its own temporary directory, encrypted when the
+/// suite runs encrypted.
+final class TestDatabase: @unchecked Sendable {
+    let directory: TemporaryDirectory
+    let path: String
+    let dbQueue: DatabaseQueue
+
+    init(configuration: Configuration = Configuration(), name: String = "db.sqlite") throws {
+        directory = try TemporaryDirectory()
+        path = directory.path(name)
+        dbQueue = try DatabaseQueue(path: path, configuration: Self.configure(configuration))
+    }
+
+    /// Adds the test key to a configuration when the suite runs encrypted.
+    static func configure(_ configuration: Configuration) -> Configuration {
+        var configuration = configuration
+        if TestEnvironment.encrypted {
+            var keyed = Configuration()
+            keyed.prepareDatabase { db in try db.usePassphrase(TestEnvironment.testKey) }
+            // The key goes first, before the test's own preparation.
+            configuration.setUpFunctions = keyed.setUpFunctions + configuration.setUpFunctions
+        }
+        return configuration
+    }
+
+    /// Opens another queue on the same file.
+    func makeQueue(configuration: Configuration = Configuration()) throws -> DatabaseQueue {
+        try DatabaseQueue(path: path, configuration: Self.configure(configuration))
+    }
+}
+
+/// Records the SQL a connection runs.
+final class SQLRecorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _sql: [String] = []
+
+    var sql: [String] {
+        lock.lock(); defer { lock.unlock() }
+        return _sql
+    }
+
+    func record(_ db: Database) {
+        db.trace { event in
+            self.lock.lock(); defer { self.lock.unlock() }
+            self._sql.append(event.sql)
+        }
+    }
+
+    func reset() {
+        lock.lock(); defer { lock.unlock() }
+        _sql = []
+    }
+}
+
+/// Runs `body`, expecting a `DatabaseError` with `code`; returns it for more checks.
+@discardableResult
+func expectDatabaseError(
+    _ code: ResultCode,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () throws -> Void) -> DatabaseError?
+{
+    do {
+        try body()
+        Issue.record("expected DatabaseError \(code), got no error", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as DatabaseError {
+        #expect(code ~= error.extendedResultCode, "got \(error)", sourceLocation: sourceLocation)
+        return error
+    } catch {
+        Issue.record("expected DatabaseError \(code), got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}

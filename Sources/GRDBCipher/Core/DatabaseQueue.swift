@@ -159,6 +159,31 @@ public final class DatabaseQueue: DatabaseWriter {
         }
     }
 
+    public func writeWithoutTransaction<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
+        try Task.checkCancellation()
+        return try await withoutActuallyEscaping(updates) { updates in
+            let updates = UncheckedSendable(updates)
+            return try await withCheckedThrowingContinuation { continuation in
+                asyncWriteWithoutTransaction { db in
+                    continuation.resume(with: Result { try updates.value(db) })
+                }
+            }
+        }
+    }
+
+    /// Runs database operations outside of any transaction, with no concurrent reads.
+    public func barrierWriteWithoutTransaction<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
+        try Task.checkCancellation()
+        return try await withoutActuallyEscaping(updates) { updates in
+            let updates = UncheckedSendable(updates)
+            return try await withCheckedThrowingContinuation { continuation in
+                asyncBarrierWriteWithoutTransaction { dbResult in
+                    continuation.resume(with: Result { try updates.value(dbResult.get()) })
+                }
+            }
+        }
+    }
+
     public func unsafeReentrantWrite<T>(_ updates: (Database) throws -> T) rethrows -> T {
         try writer.reentrantSync(updates)
     }

@@ -60,6 +60,12 @@ public protocol DatabaseWriter: DatabaseReader {
 
     /// Runs database operations, reentrantly: it may be called from another access method.
     func unsafeReentrantWrite<T>(_ updates: (Database) throws -> T) rethrows -> T
+
+    /// Runs database operations outside of any transaction.
+    func writeWithoutTransaction<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T
+
+    /// Runs database operations outside of any transaction, with no concurrent reads.
+    func barrierWriteWithoutTransaction<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T
 }
 
 extension DatabaseWriter {
@@ -86,43 +92,13 @@ extension DatabaseWriter {
     /// Runs database operations inside a transaction, committed if they return, rolled back if
     /// they throw.
     public func write<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
-        try await awaitWriteWithoutTransaction { db in
+        try await writeWithoutTransaction { @Sendable db in
             var result: T?
             try db.inTransaction {
                 result = try updates(db)
                 return .commit
             }
             return result!
-        }
-    }
-
-    /// Runs database operations outside of any transaction.
-    public func writeWithoutTransaction<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
-        try await awaitWriteWithoutTransaction(updates)
-    }
-
-    func awaitWriteWithoutTransaction<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
-        try Task.checkCancellation()
-        return try await withoutActuallyEscaping(updates) { updates in
-            let updates = UncheckedSendable(updates)
-            return try await withCheckedThrowingContinuation { continuation in
-                asyncWriteWithoutTransaction { db in
-                    continuation.resume(with: Result { try updates.value(db) })
-                }
-            }
-        }
-    }
-
-    /// Runs database operations outside of any transaction, with no concurrent reads.
-    public func barrierWriteWithoutTransaction<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
-        try Task.checkCancellation()
-        return try await withoutActuallyEscaping(updates) { updates in
-            let updates = UncheckedSendable(updates)
-            return try await withCheckedThrowingContinuation { continuation in
-                asyncBarrierWriteWithoutTransaction { dbResult in
-                    continuation.resume(with: Result { try updates.value(dbResult.get()) })
-                }
-            }
         }
     }
 

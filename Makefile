@@ -1,0 +1,34 @@
+# GRDBCipher — the README's commands.
+SWIFT ?= swift
+SWIFT_FLAGS ?=
+# Warnings are errors in CI.
+ifeq ($(CI),true)
+SWIFT_FLAGS += -Xswiftc -warnings-as-errors
+endif
+
+.PHONY: deps build test test-plain test-encrypted demo clean
+
+deps:
+	@./scripts/deps.sh
+
+build: deps
+	$(SWIFT) build $(SWIFT_FLAGS)
+
+# The suite runs twice: on plaintext databases, then with every test database encrypted.
+test: deps
+	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	$(MAKE) --no-print-directory test-plain test-encrypted
+
+test-plain:
+	@echo "== tests on plaintext databases"
+	GRDBCIPHER_TEST_ENCRYPTION=0 $(SWIFT) test --skip-build $(SWIFT_FLAGS)
+
+test-encrypted:
+	@echo "== tests on encrypted databases (GRDBCIPHER_TEST_ENCRYPTION=1)"
+	GRDBCIPHER_TEST_ENCRYPTION=1 $(SWIFT) test --skip-build $(SWIFT_FLAGS)
+
+demo: deps
+	$(SWIFT) run $(SWIFT_FLAGS) GRDBCipherDemo
+
+clean:
+	rm -rf .build
