@@ -202,29 +202,32 @@ struct DatabaseQueueTests {
     }
 
     @Test func reentrantWriteIsAFatalError() async {
-        await #expect(processExitsWith: .failure) {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let dbQueue = try DatabaseQueue()
             try dbQueue.write { _ in
                 try dbQueue.write { _ in }
             }
         }
+        #expect(result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains("not reentrant") == true)
     }
 
     @Test func usingDatabaseOutsideItsClosureIsAFatalError() async {
-        await #expect(processExitsWith: .failure) {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let dbQueue = try DatabaseQueue()
             let db = try dbQueue.read { $0 }
             _ = try db.makeStatement(sql: "SELECT 1")
         }
+        #expect(result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains("must only be used inside the access closure") == true)
     }
 
     @Test func transactionLeftOpenIsAFatalError() async {
-        await #expect(processExitsWith: .failure) {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let dbQueue = try DatabaseQueue()
             try dbQueue.writeWithoutTransaction { db in
                 try db.execute(sql: "BEGIN TRANSACTION")
             }
         }
+        #expect(result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains("A transaction has been left opened") == true)
     }
 
     @Test func allowsUnsafeTransactions() throws {
