@@ -117,7 +117,6 @@ public final class Row {
         case .statement(let statement):
             return statement.index(ofColumn: name)
         case .values(let columns, _):
-            if let index = columns.firstIndex(of: name) { return index }
             let lowercased = name.lowercased()
             return columns.firstIndex { $0.lowercased() == lowercased }
         }

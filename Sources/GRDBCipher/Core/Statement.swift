@@ -60,11 +60,15 @@ public final class Statement {
         String(cString: sqlite3_column_name(sqliteStatement, $0))
     }
 
-    /// Column indexes by name: the leftmost column wins, as in SQLite.
+    /// Column indexes by exact name, each pointing at the leftmost column with the same name
+    /// ignoring case: a lookup by the name as SQLite spelled it needs no case folding.
     private lazy var columnIndexes: [String: Int] = {
+        var leftmost: [String: Int] = [:]
         var indexes: [String: Int] = [:]
-        for (index, name) in columnNames.enumerated() where indexes[name] == nil {
-            indexes[name] = index
+        for (index, name) in columnNames.enumerated() {
+            let folded = name.lowercased()
+            if leftmost[folded] == nil { leftmost[folded] = index }
+            if indexes[name] == nil { indexes[name] = leftmost[folded] }
         }
         return indexes
     }()

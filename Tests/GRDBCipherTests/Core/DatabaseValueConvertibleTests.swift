@@ -1,0 +1,169 @@
+import Foundation
+import Testing
+@testable import GRDBCipher
+
+@Suite("DatabaseValue and value conversions")
+struct DatabaseValueConvertibleTests {
+    /// Stores `value`, reads it back as `T`, and returns it with the stored SQL type.
+    private func roundTrip<T: DatabaseValueConvertible>(_ value: T, as type: T.Type = T.self) throws -> (T?, String) {
+        let test = try TestDatabase()
+        return try test.dbQueue.write { (db: Database) throws in
+            try db.execute(sql: "CREATE TABLE t(v)")
+            try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [value])
+            let read = try T.fetchOne(db, sql: "SELECT v FROM t")
+            let storage = try String.fetchOne(db, sql: "SELECT typeof(v) FROM t")!
+            return (read, storage)
+        }
+    }
+
+    @Test func databaseValueStorage() {
+        #expect(DatabaseValue.null.isNull)
+        #expect(1.databaseValue.storage == .int64(1))
+        #expect(1.5.databaseValue.storage == .double(1.5))
+        #expect("a".databaseValue.storage == .string("a"))
+        #expect(Data([1]).databaseValue.storage == .blob(Data([1])))
+        // Integers and reals compare numerically, and hash alike.
+        #expect(1.databaseValue == 1.0.databaseValue)
+        #expect(Set([1.databaseValue, 1.0.databaseValue]).count == 1)
+        #expect(1.databaseValue != "1".databaseValue)
+        #expect(DatabaseValue(value: 1) == 1.databaseValue)
+        #expect(DatabaseValue(value: NSNull()) == .null)
+        #expect(DatabaseValue(value: NSObject()) == nil)
+        #expect("a\"b".databaseValue.description == "\"a\\\"b\"")
+        #expect(DatabaseValue.null.description == "NULL")
+    }
+
+    @Test func integersOfEveryWidth() throws {
+        #expect(try roundTrip(Int.max) == (Int.max, "integer"))
+        #expect(try roundTrip(Int8.min) == (Int8.min, "integer"))
+        #expect(try roundTrip(Int16(-3)) == (-3, "integer"))
+        #expect(try roundTrip(Int32.max) == (Int32.max, "integer"))
+        #expect(try roundTrip(Int64.min) == (Int64.min, "integer"))
+        #expect(try roundTrip(UInt(7)) == (7, "integer"))
+        #expect(try roundTrip(UInt8.max) == (UInt8.max, "integer"))
+        #expect(try roundTrip(UInt16.max) == (UInt16.max, "integer"))
+        #expect(try roundTrip(UInt32.max) == (UInt32.max, "integer"))
+        #expect(try roundTrip(UInt64(Int64.max)) == (UInt64(Int64.max), "integer"))
+    }
+
+    @Test func integerOverflowThrows() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.read { (db: Database) throws in
+            #expect(throws: RowDecodingError.self) { try Int8.fetchOne(db, sql: "SELECT 300") }
+            #expect(throws: RowDecodingError.self) { try UInt8.fetchAll(db, sql: "SELECT -1") }
+            #expect(throws: RowDecodingError.self) { try Int32.fetchOne(db, sql: "SELECT 4294967296") }
+            #expect(throws: RowDecodingError.self) { try UInt.fetchOne(db, sql: "SELECT -5") }
+            #expect(throws: RowDecodingError.self) { try Int.fetchOne(db, sql: "SELECT 1.5") }
+            #expect(try Int.fetchOne(db, sql: "SELECT 2.0") == 2)
+            #expect(Int8.fromDatabaseValue(300.databaseValue) == nil)
+            #expect(Int16.fromDatabaseValue(300.databaseValue) == 300)
+        }
+    }
+
+    @Test func conversionErrorsNameTheColumnAndType() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.read { (db: Database) throws in
+            do {
+                _ = try Int.fetchAll(db, sql: "SELECT 'secret-text' AS code")
+                Issue.record("expected an error")
+            } catch let error as RowDecodingError {
+                #expect(error.description.contains("could not decode Int from database value of type TEXT"))
+                #expect(error.description.contains("column: \"code\""))
+                #expect(!error.description.contains("secret-text"))
+            }
+            #expect(throws: RowDecodingError.self) { try String.fetchAll(db, sql: "SELECT NULL") }
+            #expect(try String?.fetchAll(db, sql: "SELECT NULL UNION ALL SELECT 'a'") == [nil, "a"])
+            #expect(try String.fetchOne(db, sql: "SELECT NULL") == nil)
+            #expect(try String.fetchOne(db, sql: "SELECT 1 WHERE 0") == nil)
+        }
+    }
+
+    @Test func boolDoubleFloatStringData() throws {
+        #expect(try roundTrip(true) == (true, "integer"))
+        #expect(try roundTrip(false) == (false, "integer"))
+        #expect(try roundTrip(1.25) == (1.25, "real"))
+        #expect(try roundTrip(Float(0.5)) == (0.5, "real"))
+        #expect(try roundTrip("héllo") == ("héllo", "text"))
+        #expect(try roundTrip(Data([0, 1, 2])) == (Data([0, 1, 2]), "blob"))
+        #expect(try roundTrip(Data()) == (Data(), "blob"))
+        #expect(Double.fromDatabaseValue(2.databaseValue) == 2.0)
+        #expect(Bool.fromDatabaseValue(2.databaseValue) == true)
+        #expect(String.fromDatabaseValue(1.databaseValue) == nil)
+        #expect(Data.fromDatabaseValue("ab".databaseValue) == Data("ab".utf8))
+    }
+
+    @Test func datesAreStoredAsUTCText() throws {
+        let date = Date(timeIntervalSince1970: 1_700_000_000.123)
+        #expect(date.databaseValue == "2023-11-14 22:13:20.123".databaseValue)
+        let (read, storage) = try roundTrip(date)
+        #expect(storage == "text")
+        #expect(abs(read!.timeIntervalSince1970 - date.timeIntervalSince1970) < 0.0005)
+        // Other formats and numbers decode too.
+        #expect(Date.fromDatabaseValue("2023-11-14".databaseValue) == Date(timeIntervalSince1970: 1_699_920_000))
+        #expect(Date.fromDatabaseValue("2023-11-14T22:13:20Z".databaseValue) == Date(timeIntervalSince1970: 1_700_000_000))
+        #expect(Date.fromDatabaseValue("2023-11-14 23:13:20+01:00".databaseValue) == Date(timeIntervalSince1970: 1_700_000_000))
+        #expect(Date.fromDatabaseValue(1_700_000_000.databaseValue) == Date(timeIntervalSince1970: 1_700_000_000))
+        #expect(Date.fromDatabaseValue("not a date".databaseValue) == nil)
+        #expect(Date.fromDatabaseValue("12:30".databaseValue) == nil)
+    }
+
+    @Test func dateComponents() throws {
+        let components = DatabaseDateComponents(DateComponents(year: 2024, month: 5, day: 1, hour: 9, minute: 30), format: .YMD_HM)
+        #expect(components.databaseValue == "2024-05-01 09:30".databaseValue)
+        let time = DatabaseDateComponents.fromDatabaseValue("13:45:10.250".databaseValue)!
+        #expect(time.format == .HMSS)
+        #expect(time.dateComponents.hour == 13)
+        #expect(time.dateComponents.second == 10)
+        #expect(time.dateComponents.nanosecond == 250_000_000)
+        #expect(time.databaseValue == "13:45:10.250".databaseValue)
+        let day = DatabaseDateComponents.fromDatabaseValue("2024-02-29".databaseValue)!
+        #expect(day.format == .YMD)
+        #expect(day.dateComponents.year == 2024)
+        #expect(DatabaseDateComponents.fromDatabaseValue("2024-2-29".databaseValue) == nil)
+        let (read, _) = try roundTrip(components)
+        #expect(read == components)
+    }
+
+    @Test func uuidURLDecimal() throws {
+        let uuid = UUID(uuidString: "56E7D8D3-E9E4-48B6-968E-8D102833AF00")!
+        #expect(try roundTrip(uuid) == (uuid, "blob"))
+        #expect(UUID.fromDatabaseValue("56E7D8D3-E9E4-48B6-968E-8D102833AF00".databaseValue) == uuid)
+        #expect(UUID.fromDatabaseValue(Data([1, 2]).databaseValue) == nil)
+        let url = URL(string: "https://example.com/a?b=c")!
+        #expect(try roundTrip(url) == (url, "text"))
+        let decimal = Decimal(string: "12345678901234567890.123456789")!
+        #expect(try roundTrip(decimal) == (decimal, "text"))
+        #expect(Decimal.fromDatabaseValue(12.databaseValue) == 12)
+    }
+
+    @Test func enumsAndOptionals() throws {
+        enum Color: String, DatabaseValueConvertible { case red, green }
+        enum Level: Int, DatabaseValueConvertible, StatementColumnConvertible { case low = 1, high = 2 }
+        #expect(try roundTrip(Color.green) == (.green, "text"))
+        #expect(try roundTrip(Level.high) == (.high, "integer"))
+        #expect(Color.fromDatabaseValue("blue".databaseValue) == nil)
+        let test = try TestDatabase()
+        try test.dbQueue.read { (db: Database) throws in
+            #expect(try Level.fetchAll(db, sql: "SELECT 1 UNION ALL SELECT 2") == [.low, .high])
+            #expect(throws: RowDecodingError.self) { try Level.fetchAll(db, sql: "SELECT 3") }
+            #expect(try Color?.fetchAll(db, sql: "SELECT 'red' UNION ALL SELECT NULL") == [.red, nil])
+        }
+        let none: Int? = nil
+        #expect(none.databaseValue == .null)
+        #expect(Int?.fromDatabaseValue(.null) == .some(nil))
+        #expect(Int?.fromDatabaseValue("x".databaseValue) == nil)
+    }
+
+    @Test func fetchSetsAndStatements() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.read { (db: Database) throws in
+            #expect(try Int.fetchSet(db, sql: "SELECT 1 UNION ALL SELECT 1 UNION ALL SELECT 2") == [1, 2])
+            #expect(try Date.fetchSet(db, sql: "SELECT '2020-01-01'").count == 1)
+            let statement = try db.makeStatement(sql: "SELECT ? * 2")
+            #expect(try Int.fetchOne(statement, arguments: [21]) == 42)
+            #expect(try Int.fetchAll(statement, arguments: [1]) == [2])
+            #expect(try URL.fetchAll(db, sql: "SELECT 'https://a.b'") == [URL(string: "https://a.b")!])
+            expectDatabaseError(.SQLITE_MISUSE) { _ = try Int.fetchAll(db.makeStatement(sql: "CREATE TEMP TABLE x(a)")) }
+        }
+    }
+}
