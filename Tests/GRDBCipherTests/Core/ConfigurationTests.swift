@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+@testable import GRDBCipher
+
+@Suite("Configuration")
+struct ConfigurationTests {
+    @Test func defaults() {
+        let config = Configuration()
+        #expect(config.foreignKeysEnabled)
+        #expect(!config.readonly)
+        #expect(config.label == nil)
+        #expect(!config.publicStatementArguments)
+        #expect(!config.acceptsDoubleQuotedStringLiterals)
+        #expect(config.defaultTransactionKind == .deferred)
+        #expect(!config.allowsUnsafeTransactions)
+        #expect(config.maximumReaderCount == 5)
+        #expect(config.journalMode == .default)
+    }
+
+    @Test func foreignKeysAreEnforcedByDefault() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.write { (db: Database) throws in
+            #expect(try Int.fetchOne(db, sql: "PRAGMA foreign_keys") == 1)
+        }
+        var config = Configuration()
+        config.foreignKeysEnabled = false
+        let other = try TestDatabase(configuration: config)
+        try other.dbQueue.write { (db: Database) throws in
+            #expect(try Int.fetchOne(db, sql: "PRAGMA foreign_keys") == 0)
+        }
+    }
+
+    @Test func labelDescribesTheConnection() throws {
+        var config = Configuration()
+        config.label = "Players"
+        let test = try TestDatabase(configuration: config)
+        test.dbQueue.inDatabase { db in
+            #expect(db.description == "Players")
+        }
+    }
+
+    @Test func doubleQuotedStringLiterals() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.read { (db: Database) throws in
+            let error = expectDatabaseError(.SQLITE_ERROR) { _ = try String.fetchOne(db, sql: "SELECT \"hello\"") }
+            #expect(error?.message?.hasPrefix("no such column: \"hello\"") == true)
+        }
+        var config = Configuration()
+        config.acceptsDoubleQuotedStringLiterals = true
+        let lenient = try TestDatabase(configuration: config)
+        #expect(try lenient.dbQueue.read { try String.fetchOne($0, sql: "SELECT \"hello\"") } == "hello")
+    }
+
+    @Test func prepareDatabaseRunsInOrderOnEveryConnection() throws {
+        final class Log: @unchecked Sendable { var entries: [String] = [] }
+        let log = Log()
+        var config = Configuration()
+        config.prepareDatabase { _ in log.entries.append("first") }
+        config.prepareDatabase { db in
+            log.entries.append("second")
+            try db.execute(sql: "CREATE TEMP TABLE prepared(a)")
+        }
+        let test = try TestDatabase(configuration: config)
+        #expect(log.entries == ["first", "second"])
+        _ = try test.makeQueue(configuration: config)
+        #expect(log.entries == ["first", "second", "first", "second"])
+        #expect(try test.dbQueue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM prepared") } == 0)
+    }
+
+    @Test func prepareDatabaseErrorsFailTheOpen() throws {
+        struct Refused: Error {}
+        var config = Configuration()
+        config.prepareDatabase { _ in throw Refused() }
+        #expect(throws: Refused.self) { _ = try TestDatabase(configuration: config) }
+    }
+
+    @Test func walJournalMode() throws {
+        var config = Configuration()
+        config.journalMode = .wal
+        let test = try TestDatabase(configuration: config)
+        #expect(try test.dbQueue.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") } == "wal")
+    }
+
+    @Test func busyModeTimeoutWaitsForALock() throws {
+        var config = Configuration()
+        config.busyMode = .timeout(5)
+        let test = try TestDatabase(configuration: config)
+        try test.dbQueue.write { try $0.execute(sql: "CREATE TABLE t(a)") }
+        let other = try test.makeQueue(configuration: config)
+        let immediate = try test.makeQueue()
+        let released = DispatchSemaphore(value: 0)
+        let locked = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            try? other.inTransaction(.exclusive) { db in
+                try db.execute(sql: "INSERT INTO t VALUES (1)")
+                locked.signal()
+                Thread.sleep(forTimeInterval: 0.3)
+                return .commit
+            }
+            released.signal()
+        }
+        locked.wait()
+        // Without a timeout: SQLITE_BUSY at once.
+        expectDatabaseError(.SQLITE_BUSY) {
+            try immediate.write { try $0.execute(sql: "INSERT INTO t VALUES (2)") }
+        }
+        // With a timeout: waits for the other writer, then succeeds.
+        try test.dbQueue.write { try $0.execute(sql: "INSERT INTO t VALUES (3)") }
+        released.wait()
+        #expect(try test.dbQueue.read { try Int.fetchAll($0, sql: "SELECT a FROM t ORDER BY a") } == [1, 3])
+    }
+
+    @Test func busyModeCallback() throws {
+        final class Tries: @unchecked Sendable { var count = 0 }
+        let tries = Tries()
+        var config = Configuration()
+        config.busyMode = .callback { numberOfTries in
+            tries.count = numberOfTries + 1
+            return numberOfTries < 3
+        }
+        let test = try TestDatabase(configuration: config)
+        try test.dbQueue.write { try $0.execute(sql: "CREATE TABLE t(a)") }
+        let other = try test.makeQueue()
+        try other.writeWithoutTransaction { db in
+            try db.execute(sql: "BEGIN EXCLUSIVE TRANSACTION")
+            expectDatabaseError(.SQLITE_BUSY) {
+                try test.dbQueue.read { _ = try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM t") }
+            }
+            try db.rollback()
+        }
+        #expect(tries.count == 4)
+    }
+}

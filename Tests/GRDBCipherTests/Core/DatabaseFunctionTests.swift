@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+@testable import GRDBCipher
+
+@Suite("Functions and collations")
+struct DatabaseFunctionTests {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String { "custom failure" }
+    }
+
+    @Test func scalarFunction() throws {
+        let succ = DatabaseFunction("succ", argumentCount: 1, pure: true) { values in
+            guard let int = Int.fromDatabaseValue(values[0]) else { return nil }
+            return int + 1
+        }
+        let test = try TestDatabase()
+        try test.dbQueue.read { (db: Database) throws in
+            db.add(function: succ)
+            #expect(try Int.fetchOne(db, sql: "SELECT succ(1)") == 2)
+            #expect(try Int.fetchOne(db, sql: "SELECT succ(NULL)") == nil)
+            // Wrong argument count is an SQLite error.
+            expectDatabaseError(.SQLITE_ERROR) { _ = try Int.fetchOne(db, sql: "SELECT succ(1, 2)") }
+            db.remove(function: succ)
+            let error = expectDatabaseError(.SQLITE_ERROR) { _ = try Int.fetchOne(db, sql: "SELECT succ(1)") }
+            #expect(error?.message == "no such function: succ")
+        }
+    }
+
+    @Test func variadicFunctionAndResultTypes() throws {
+        let describe = DatabaseFunction("describe") { values in
+            values.map(\.description).joined(separator: "|")
+        }
+        let blob = DatabaseFunction("make_blob", argumentCount: 0) { _ in Data([1, 2]) }
+        let test = try TestDatabase()
+        try test.dbQueue.read { (db: Database) throws in
+            db.add(function: describe)
+            db.add(function: blob)
+            #expect(try String.fetchOne(db, sql: "SELECT describe(1, 'a', NULL, 2.5)") == "1|\"a\"|NULL|2.5")
+            #expect(try Data.fetchOne(db, sql: "SELECT make_blob()") == Data([1, 2]))
+        }
+    }
+
+    @Test func throwingFunction() throws {
+        let fail = DatabaseFunction("fail", argumentCount: 0) { _ in throw Failure() }
+        let failCode = DatabaseFunction("fail_code", argumentCount: 0) { _ in
+            throw DatabaseError(resultCode: .SQLITE_CONSTRAINT_CHECK, message: "custom check")
+        }
+        let test = try TestDatabase()
+        try test.dbQueue.read { (db: Database) throws in
+            db.add(function: fail)
+            db.add(function: failCode)
+            let error = expectDatabaseError(.SQLITE_ERROR) { _ = try Int.fetchOne(db, sql: "SELECT fail()") }
+            #expect(error?.message == "custom failure")
+            let coded = expectDatabaseError(.SQLITE_CONSTRAINT_CHECK) { _ = try Int.fetchOne(db, sql: "SELECT fail_code()") }
+            #expect(coded?.message == "custom check")
+        }
+    }
+
+    struct Product: DatabaseAggregate {
+        var product: Int = 1
+        mutating func step(_ values: [DatabaseValue]) throws {
+            guard let int = Int.fromDatabaseValue(values[0]) else { throw Failure() }
+            product *= int
+        }
+        func finalize() -> (any DatabaseValueConvertible)? { product }
+    }
+
+    @Test func aggregateFunction() throws {
+        let product = DatabaseFunction("product", argumentCount: 1, pure: true, aggregate: Product.self)
+        let test = try TestDatabase()
+        try test.dbQueue.write { (db: Database) throws in
+            db.add(function: product)
+            try db.execute(sql: "CREATE TABLE t(g, v); INSERT INTO t VALUES (1, 2), (1, 3), (2, 5), (2, 7)")
+            #expect(try Int.fetchAll(db, sql: "SELECT product(v) FROM t GROUP BY g ORDER BY g") == [6, 35])
+            #expect(try Int.fetchOne(db, sql: "SELECT product(v) FROM t WHERE 0") == 1)
+            try db.execute(sql: "INSERT INTO t VALUES (3, 'x')")
+            let error = expectDatabaseError(.SQLITE_ERROR) { _ = try Int.fetchAll(db, sql: "SELECT product(v) FROM t") }
+            #expect(error?.message == "custom failure")
+        }
+    }
+
+    @Test func customAndBuiltInCollations() throws {
+        let reversed = DatabaseCollation("reversed") { lhs, rhs in
+            lhs == rhs ? .orderedSame : (lhs < rhs ? .orderedDescending : .orderedAscending)
+        }
+        let test = try TestDatabase()
+        try test.dbQueue.write { (db: Database) throws in
+            db.add(collation: reversed)
+            db.add(collation: .localizedCaseInsensitiveCompare)
+            try db.execute(sql: "CREATE TABLE t(name); INSERT INTO t VALUES ('b'), ('a'), ('C')")
+            #expect(try String.fetchAll(db, sql: "SELECT name FROM t ORDER BY name COLLATE reversed") == ["b", "a", "C"])
+            #expect(try String.fetchAll(db, sql: "SELECT name FROM t ORDER BY name COLLATE localizedCaseInsensitiveCompare") == ["a", "b", "C"])
+            #expect(try String.fetchAll(db, sql: "SELECT name FROM t ORDER BY name COLLATE \(Database.CollationName.nocase.rawValue)") == ["a", "b", "C"])
+            db.remove(collation: reversed)
+            expectDatabaseError(.SQLITE_ERROR) { _ = try String.fetchAll(db, sql: "SELECT name FROM t ORDER BY name COLLATE reversed") }
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+@testable import GRDBCipher
+
+@Suite("Trace")
+struct TraceTests {
+    final class Events: @unchecked Sendable {
+        var descriptions: [String] = []
+        var durations: [TimeInterval] = []
+    }
+
+    @Test func statementEventsHideArguments() throws {
+        let test = try TestDatabase()
+        let events = Events()
+        try test.dbQueue.write { (db: Database) throws in
+            db.trace { events.descriptions.append($0.description) }
+            try db.execute(sql: "CREATE TABLE t(a)")
+            try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: ["secret"])
+            db.trace(nil)
+            try db.execute(sql: "DELETE FROM t")
+        }
+        #expect(events.descriptions.contains("INSERT INTO t VALUES (?)"))
+        #expect(!events.descriptions.joined().contains("secret"))
+        #expect(!events.descriptions.contains("DELETE FROM t"))
+    }
+
+    @Test func publicArgumentsAreExpanded() throws {
+        var config = Configuration()
+        config.publicStatementArguments = true
+        let test = try TestDatabase(configuration: config)
+        let events = Events()
+        try test.dbQueue.read { (db: Database) throws in
+            db.trace { events.descriptions.append($0.description) }
+            _ = try Int.fetchOne(db, sql: "SELECT ?", arguments: [42])
+        }
+        #expect(events.descriptions.contains("SELECT 42"))
+    }
+
+    @Test func profileEvents() throws {
+        let test = try TestDatabase()
+        let events = Events()
+        try test.dbQueue.read { (db: Database) throws in
+            db.trace(options: .profile) { event in
+                if case let .profile(statement, duration) = event {
+                    events.descriptions.append(statement.sql)
+                    events.durations.append(duration)
+                }
+            }
+            _ = try Int.fetchOne(db, sql: "SELECT 1")
+        }
+        #expect(events.descriptions.contains("SELECT 1"))
+        #expect(events.durations.allSatisfy { $0 >= 0 })
+    }
+}
