@@ -87,6 +87,7 @@ public final class Database {
     /// Runs the configuration on a new connection, then checks that the database can be read:
     /// a wrong passphrase or a file that is not a database fails here, at open time.
     func setUp() throws {
+        silenceCipherLoggingIfNeeded()
         try setUpBusyMode()
         if !configuration.acceptsDoubleQuotedStringLiterals {
             _ = grdbcipher_db_config_int(handle, SQLITE_DBCONFIG_DQS_DML, 0, nil)
@@ -97,11 +98,6 @@ public final class Database {
         }
         for function in configuration.setUpFunctions {
             try function(self)
-        }
-        if isEncrypted {
-            // Debian's SQLCipher writes temporary tables and sort files unencrypted under
-            // /var/tmp unless they are kept in memory.
-            try execute(sql: "PRAGMA temp_store = MEMORY")
         }
         try validateDatabaseFile()
         if configuration.foreignKeysEnabled {

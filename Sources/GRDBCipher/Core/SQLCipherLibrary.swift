@@ -30,17 +30,16 @@ enum SQLCipherLibrary {
                 message: "SQLCipher \(version) (SQLite \(sqliteVersion)) is too old: GRDBCipher needs SQLCipher "
                     + "\(minimumMajor).\(minimumMinor) or newer (on Debian 12, install libsqlcipher-dev from bookworm-backports)."))
         }
-        // SQLCipher 4.6 logs decryption failures to stderr by default. Those lines name the
-        // failing page and leak which files failed to open into service logs: logging is off
-        // unless the application turns it back on (PRAGMA cipher_log_level). This is the only
-        // process-wide SQLCipher setting GRDBCipher changes.
-        _ = singleText(handle, "PRAGMA cipher_log_level = NONE")
         return .success(version)
     }()
 
     static func check() throws {
         _ = try status.get()
     }
+
+    /// Whether the application took control of SQLCipher's logging with
+    /// `Database.enableCipherLogging(level:target:)` or `disableCipherLogging()`.
+    static let applicationControlsLogging = LockedValue(false)
 
     static func isSupported(_ version: String) -> Bool {
         let numbers = version.split(separator: " ").first?.split(separator: ".").compactMap { Int($0) } ?? []

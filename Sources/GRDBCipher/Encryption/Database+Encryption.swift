@@ -40,7 +40,13 @@ extension Database {
         }
         let code = sqlite3_key(handle, bytes.baseAddress, CInt(bytes.count))
         try sqliteCheck(code, handle)
-        isEncrypted = true
+        if !isEncrypted {
+            isEncrypted = true
+            // Debian's SQLCipher writes temporary tables and sort files unencrypted under
+            // /var/tmp unless they are kept in memory. Set right after the key: changing
+            // temp_store later would drop temporary tables made by prepareDatabase.
+            try execute(sql: "PRAGMA temp_store = MEMORY")
+        }
     }
 
     /// The SQLCipher version, such as "4.6.1 community".
