@@ -1,0 +1,127 @@
+// A GRDB 7 program, as a GRDB user writes it, with only `import GRDB` changed to
+// `import GRDBCipher` (and no @testable import): it must compile and behave the same.
+import Foundation
+import GRDBCipher
+import Testing
+
+private enum Mood: String, DatabaseValueConvertible {
+    case happy, grumpy
+}
+
+private func openAppDatabase(at path: String) throws -> DatabaseQueue {
+    var config = Configuration()
+    config.label = "AppDatabase"
+    config.foreignKeysEnabled = true
+    config.busyMode = .timeout(5)
+    config.prepareDatabase { db in
+        try db.usePassphrase("secret")
+        db.add(function: DatabaseFunction("shout", argumentCount: 1, pure: true) { values in
+            String.fromDatabaseValue(values[0])?.uppercased()
+        })
+    }
+    return try DatabaseQueue(path: path, configuration: config)
+}
+
+private func playerNames(_ reader: some DatabaseReader) throws -> [String] {
+    try reader.read { db in
+        try String.fetchAll(db, sql: "SELECT name FROM player ORDER BY name")
+    }
+}
+
+@Suite("GRDB 7 source compatibility")
+struct GRDBCompatibilityTests {
+    @Test func aGRDBProgramRunsUnchanged() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("compat-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let dbQueue = try openAppDatabase(at: directory.appendingPathComponent("db.sqlite").path)
+
+        try dbQueue.write { db in
+            try db.execute(sql: """
+                CREATE TABLE player (
+                  id INTEGER PRIMARY KEY AUTOINCREMENT,
+                  name TEXT NOT NULL,
+                  score INT,
+                  mood TEXT,
+                  createdAt DATETIME)
+                """)
+            try db.execute(
+                sql: "INSERT INTO player (name, score, mood, createdAt) VALUES (?, ?, ?, ?)",
+                arguments: ["Arthur", 750, Mood.happy, Date()])
+            let arthurID = db.lastInsertedRowID
+            try db.execute(
+                sql: "INSERT INTO player (name, score) VALUES (:name, :score)",
+                arguments: ["name": "Barbara", "score": 1000])
+            let name = "Craig"
+            try db.execute(literal: "INSERT INTO player (name, score) VALUES (\(name), \(nil as Int?))")
+            #expect(arthurID == 1)
+            #expect(db.changesCount == 1)
+        }
+
+        try dbQueue.write { db in
+            try db.execute(sql: "UPDATE player SET score = score + 1 WHERE name = ?", arguments: ["Arthur"])
+        }
+
+        let rows = try dbQueue.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM player ORDER BY id")
+        }
+        let first = rows[0]
+        let id: Int64 = first["id"]
+        let score: Int? = first["score"]
+        let mood: Mood? = first["mood"]
+        let createdAt: Date? = first["createdAt"]
+        #expect(id == 1)
+        #expect(score == 751)
+        #expect(mood == .happy)
+        #expect(createdAt != nil)
+
+        let best = try dbQueue.read { db in
+            try Row.fetchOne(db, sql: "SELECT name, MAX(score) AS score FROM player")
+        }
+        #expect(best?["name"] as String? == "Barbara")
+
+        try dbQueue.read { db in
+            let statement = try db.cachedStatement(sql: "SELECT shout(name) FROM player WHERE score > ?")
+            #expect(try String.fetchAll(statement, arguments: [800]) == ["BARBARA"])
+            let names = try String.fetchCursor(db, sql: "SELECT name FROM player")
+            var count = 0
+            while let _ = try names.next() { count += 1 }
+            #expect(count == 3)
+            let scores = try Int?.fetchAll(db, sql: "SELECT score FROM player ORDER BY id")
+            #expect(scores == [751, 1000, nil])
+        }
+
+        do {
+            try dbQueue.write { db in
+                try db.execute(sql: "INSERT INTO player (name) VALUES (NULL)")
+            }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            #expect(error.extendedResultCode == .SQLITE_CONSTRAINT_NOTNULL)
+        }
+
+        try dbQueue.inDatabase { db in
+            try db.inTransaction {
+                try db.execute(sql: "DELETE FROM player WHERE name = ?", arguments: ["Craig"])
+                return .commit
+            }
+        }
+        #expect(try playerNames(dbQueue) == ["Arthur", "Barbara"])
+    }
+
+    @Test func asyncGRDBProgram() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("compat-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let dbQueue = try openAppDatabase(at: directory.appendingPathComponent("db.sqlite").path)
+        try await dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT NOT NULL, score INT)")
+            try db.execute(sql: "INSERT INTO player (name, score) VALUES (?, ?)", arguments: ["Arthur", 750])
+        }
+        let count = try await dbQueue.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player")
+        }
+        #expect(count == 1)
+        let names = try await dbQueue.read { db in try String.fetchAll(db, sql: "SELECT name FROM player") }
+        #expect(names == ["Arthur"])
+    }
+}
