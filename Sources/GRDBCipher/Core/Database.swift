@@ -162,8 +162,8 @@ public final class Database {
         sqlite3_get_autocommit(handle) == 0
     }
 
-    /// The maximum length of an SQLite string or blob, and other limits.
-    public var maximumStatementArgumentCount: Int {
+    /// The maximum number of arguments of a statement.
+    var maximumStatementArgumentCount: Int {
         Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
     }
 

@@ -69,83 +69,79 @@ public final class RowCursor: DatabaseCursor {
     }
 }
 
-/// A cursor of values decoded through ``DatabaseValueConvertible``.
-public final class DatabaseValueCursor<Value: DatabaseValueConvertible>: DatabaseCursor {
+/// What every single-value cursor holds: the stepping, a live row for decoding errors, and the
+/// statement handle for the fast path.
+struct ValueCursorCore {
     let stepper: StatementStepper
-    private let row: Row
-    private let columnIndex: Int
-
-    /// The statement that feeds the cursor.
-    public var statement: Statement { stepper.statement }
+    let row: Row
+    let sqliteStatement: SQLiteStatement
 
     init(statement: Statement, arguments: StatementArguments?) throws {
+        if statement.columnCount == 0 {
+            throw DatabaseError(
+                resultCode: .SQLITE_MISUSE,
+                message: "the statement returns no column, and no value can be fetched",
+                sql: statement.sql)
+        }
         stepper = try StatementStepper(statement: statement, arguments: arguments)
         row = Row(statement: statement)
-        columnIndex = 0
-        try checkHasColumns(statement)
+        sqliteStatement = statement.sqliteStatement
+    }
+}
+
+/// A cursor of values decoded through ``DatabaseValueConvertible``.
+public final class DatabaseValueCursor<Value: DatabaseValueConvertible>: DatabaseCursor {
+    private let core: ValueCursorCore
+
+    /// The statement that feeds the cursor.
+    public var statement: Statement { core.stepper.statement }
+
+    init(statement: Statement, arguments: StatementArguments?) throws {
+        core = try ValueCursorCore(statement: statement, arguments: arguments)
     }
 
     public func next() throws -> Value? {
-        guard try stepper.step() else { return nil }
-        return try row.decode(Value.self, at: columnIndex).get()
+        guard try core.stepper.step() else { return nil }
+        return try core.row.decode(Value.self, at: 0).get()
     }
 }
 
 /// A cursor of values read straight from SQLite through ``StatementColumnConvertible``.
 public final class FastDatabaseValueCursor<Value: DatabaseValueConvertible & StatementColumnConvertible>: DatabaseCursor {
-    let stepper: StatementStepper
-    private let row: Row
-    private let sqliteStatement: SQLiteStatement
+    private let core: ValueCursorCore
 
     /// The statement that feeds the cursor.
-    public var statement: Statement { stepper.statement }
+    public var statement: Statement { core.stepper.statement }
 
     init(statement: Statement, arguments: StatementArguments?) throws {
-        stepper = try StatementStepper(statement: statement, arguments: arguments)
-        row = Row(statement: statement)
-        sqliteStatement = statement.sqliteStatement
-        try checkHasColumns(statement)
+        core = try ValueCursorCore(statement: statement, arguments: arguments)
     }
 
     public func next() throws -> Value? {
-        guard try stepper.step() else { return nil }
-        if sqlite3_column_type(sqliteStatement, 0) != SQLITE_NULL,
-           let value = Value(sqliteStatement: sqliteStatement, index: 0) {
+        guard try core.stepper.step() else { return nil }
+        if sqlite3_column_type(core.sqliteStatement, 0) != SQLITE_NULL,
+           let value = Value(sqliteStatement: core.sqliteStatement, index: 0) {
             return value
         }
-        return try row.decode(Value.self, at: 0).get()
+        return try core.row.decode(Value.self, at: 0).get()
     }
 }
 
 /// A cursor of optional values read straight from SQLite; NULL gives nil.
 public final class FastNullableDatabaseValueCursor<Value: DatabaseValueConvertible & StatementColumnConvertible>: DatabaseCursor {
-    let stepper: StatementStepper
-    private let row: Row
-    private let sqliteStatement: SQLiteStatement
+    private let core: ValueCursorCore
 
     /// The statement that feeds the cursor.
-    public var statement: Statement { stepper.statement }
+    public var statement: Statement { core.stepper.statement }
 
     init(statement: Statement, arguments: StatementArguments?) throws {
-        stepper = try StatementStepper(statement: statement, arguments: arguments)
-        row = Row(statement: statement)
-        sqliteStatement = statement.sqliteStatement
-        try checkHasColumns(statement)
+        core = try ValueCursorCore(statement: statement, arguments: arguments)
     }
 
     public func next() throws -> Value?? {
-        guard try stepper.step() else { return nil }
-        if sqlite3_column_type(sqliteStatement, 0) == SQLITE_NULL { return .some(nil) }
-        if let value = Value(sqliteStatement: sqliteStatement, index: 0) { return value }
-        return try row.decode(Value.self, at: 0).get()
-    }
-}
-
-private func checkHasColumns(_ statement: Statement) throws {
-    if statement.columnCount == 0 {
-        throw DatabaseError(
-            resultCode: .SQLITE_MISUSE,
-            message: "the statement returns no column, and no value can be fetched",
-            sql: statement.sql)
+        guard try core.stepper.step() else { return nil }
+        if sqlite3_column_type(core.sqliteStatement, 0) == SQLITE_NULL { return .some(nil) }
+        if let value = Value(sqliteStatement: core.sqliteStatement, index: 0) { return value }
+        return try core.row.decode(Value.self, at: 0).get()
     }
 }

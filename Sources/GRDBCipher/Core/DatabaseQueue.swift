@@ -82,9 +82,9 @@ public final class DatabaseQueue: DatabaseWriter {
     }
 
     public func asyncRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
-        writer.async { db in
+        writer.asyncChecked { dbResult in
             do {
-                try self.writer.checkNotClosed()
+                let db = try dbResult.get()
                 try db.readOnly { value(.success(db)) }
             } catch {
                 value(.failure(error))
@@ -97,26 +97,11 @@ public final class DatabaseQueue: DatabaseWriter {
     }
 
     public func unsafeRead<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T {
-        try Task.checkCancellation()
-        return try await withoutActuallyEscaping(value) { value in
-            let value = UncheckedSendable(value)
-            return try await withCheckedThrowingContinuation { continuation in
-                asyncUnsafeRead { dbResult in
-                    continuation.resume(with: Result { try value.value(dbResult.get()) })
-                }
-            }
-        }
+        try await awaitAccess(value, scheduledBy: asyncUnsafeRead)
     }
 
     public func asyncUnsafeRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
-        writer.async { db in
-            do {
-                try self.writer.checkNotClosed()
-                value(.success(db))
-            } catch {
-                value(.failure(error))
-            }
-        }
+        writer.asyncChecked(value)
     }
 
     public func unsafeReentrantRead<T>(_ value: (Database) throws -> T) throws -> T {
@@ -140,15 +125,11 @@ public final class DatabaseQueue: DatabaseWriter {
     }
 
     public func asyncBarrierWriteWithoutTransaction(_ updates: @escaping @Sendable (Result<Database, any Error>) -> Void) {
-        writer.async { db in
-            do {
-                try self.writer.checkNotClosed()
-            } catch {
-                updates(.failure(error))
-                return
+        writer.asyncChecked { dbResult in
+            updates(dbResult)
+            if case .success(let db) = dbResult {
+                self.writer.preconditionNoUnsafeTransactionLeft(db)
             }
-            updates(.success(db))
-            self.writer.preconditionNoUnsafeTransactionLeft(db)
         }
     }
 
@@ -160,28 +141,14 @@ public final class DatabaseQueue: DatabaseWriter {
     }
 
     public func writeWithoutTransaction<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
-        try Task.checkCancellation()
-        return try await withoutActuallyEscaping(updates) { updates in
-            let updates = UncheckedSendable(updates)
-            return try await withCheckedThrowingContinuation { continuation in
-                asyncWriteWithoutTransaction { db in
-                    continuation.resume(with: Result { try updates.value(db) })
-                }
-            }
-        }
+        try await awaitAccess(updates, scheduledBy: { completion in
+            self.asyncWriteWithoutTransaction { db in completion(.success(db)) }
+        })
     }
 
     /// Runs database operations outside of any transaction, with no concurrent reads.
     public func barrierWriteWithoutTransaction<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
-        try Task.checkCancellation()
-        return try await withoutActuallyEscaping(updates) { updates in
-            let updates = UncheckedSendable(updates)
-            return try await withCheckedThrowingContinuation { continuation in
-                asyncBarrierWriteWithoutTransaction { dbResult in
-                    continuation.resume(with: Result { try updates.value(dbResult.get()) })
-                }
-            }
-        }
+        try await awaitAccess(updates, scheduledBy: asyncBarrierWriteWithoutTransaction)
     }
 
     public func unsafeReentrantWrite<T>(_ updates: (Database) throws -> T) rethrows -> T {

@@ -129,6 +129,23 @@ extension DatabaseWriter {
     }
 }
 
+/// Bridges a callback-based access method to async/await: `schedule` runs the access later, on
+/// the connection's queue, and `body` runs there while the caller awaits.
+func awaitAccess<T: Sendable>(
+    _ body: @Sendable (Database) throws -> T,
+    scheduledBy schedule: (@escaping @Sendable (Result<Database, any Error>) -> Void) -> Void) async throws -> T
+{
+    try Task.checkCancellation()
+    return try await withoutActuallyEscaping(body) { body in
+        let body = UncheckedSendable(body)
+        return try await withCheckedThrowingContinuation { continuation in
+            schedule { dbResult in
+                continuation.resume(with: Result { try body.value(dbResult.get()) })
+            }
+        }
+    }
+}
+
 /// Carries a non-Sendable value across an isolation boundary that the caller knows is safe:
 /// the closure runs exactly once, while the caller awaits it.
 struct UncheckedSendable<Value>: @unchecked Sendable {

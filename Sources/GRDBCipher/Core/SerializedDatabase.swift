@@ -75,6 +75,19 @@ final class SerializedDatabase: @unchecked Sendable {
         }
     }
 
+    /// Runs `block` on the queue, later, with the connection or the error that says it is closed.
+    func asyncChecked(_ block: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        queue.async { [self] in
+            do {
+                try preconditionOpen()
+            } catch {
+                block(.failure(error))
+                return
+            }
+            block(.success(db))
+        }
+    }
+
     private func preconditionOpen() throws {
         closeLock.lock()
         defer { closeLock.unlock() }
