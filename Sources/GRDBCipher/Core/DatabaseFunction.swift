@@ -221,7 +221,9 @@ private func setResult(_ context: OpaquePointer?, _ value: DatabaseValue) {
     case .double(let double):
         sqlite3_result_double(context, double)
     case .string(let string):
-        sqlite3_result_text(context, string, -1, SQLITE_TRANSIENT)
+        string.withSQLiteText { text, count in
+            sqlite3_result_text(context, text, count, SQLITE_TRANSIENT)
+        }
     case .blob(let data):
         data.withUnsafeBytes { buffer in
             sqlite3_result_blob(context, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), CInt(buffer.count), SQLITE_TRANSIENT)

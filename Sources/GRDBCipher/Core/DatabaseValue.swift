@@ -107,7 +107,9 @@ public struct DatabaseValue: Hashable, Sendable {
         case SQLITE_FLOAT:
             storage = .double(sqlite3_value_double(sqliteValue))
         case SQLITE_TEXT:
-            storage = .string(String(cString: sqlite3_value_text(sqliteValue)!))
+            let text = sqlite3_value_text(sqliteValue)!
+            let count = Int(sqlite3_value_bytes(sqliteValue))
+            storage = .string(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
         default:
             if let bytes = sqlite3_value_blob(sqliteValue) {
                 storage = .blob(Data(bytes: bytes, count: Int(sqlite3_value_bytes(sqliteValue))))
@@ -152,7 +154,7 @@ extension DatabaseValue: StatementColumnConvertible {
         case SQLITE_FLOAT:
             self.init(storage: .double(sqlite3_column_double(sqliteStatement, index)))
         case SQLITE_TEXT:
-            self.init(storage: .string(String(cString: sqlite3_column_text(sqliteStatement, index)!)))
+            self.init(storage: .string(String(sqliteText: sqlite3_column_text(sqliteStatement, index)!, count: sqlite3_column_bytes(sqliteStatement, index))))
         default:
             if let bytes = sqlite3_column_blob(sqliteStatement, index) {
                 let count = Int(sqlite3_column_bytes(sqliteStatement, index))

@@ -49,13 +49,31 @@ extension DatabaseValue {
         case .double(let double):
             return sqlite3_bind_double(sqliteStatement, index, double)
         case .string(let string):
-            return sqlite3_bind_text(sqliteStatement, index, string, -1, SQLITE_TRANSIENT)
+            return string.withSQLiteText { text, count in
+                sqlite3_bind_text(sqliteStatement, index, text, count, SQLITE_TRANSIENT)
+            }
         case .blob(let data):
             return data.withUnsafeBytes { buffer in
                 // A non-NULL pointer so that an empty blob binds as a blob, not NULL.
                 sqlite3_bind_blob(
                     sqliteStatement, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
                     CInt(buffer.count), SQLITE_TRANSIENT)
+            }
+        }
+    }
+}
+
+extension String {
+    /// Calls `body` with the UTF-8 bytes and their count, never with a NULL pointer (SQLite would
+    /// take it for NULL), so that empty strings and embedded NUL characters survive.
+    func withSQLiteText<T>(_ body: (UnsafePointer<CChar>, CInt) -> T) -> T {
+        var string = self
+        return string.withUTF8 { buffer in
+            guard let base = buffer.baseAddress, buffer.count > 0 else {
+                return "".withCString { body($0, 0) }
+            }
+            return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                body($0, CInt(buffer.count))
             }
         }
     }

@@ -118,6 +118,12 @@ extension String: DatabaseValueConvertible, StatementColumnConvertible {
         guard sqlite3_column_type(sqliteStatement, index) == SQLITE_TEXT,
               let text = sqlite3_column_text(sqliteStatement, index)
         else { return nil }
-        self = String(cString: text)
+        self.init(sqliteText: text, count: sqlite3_column_bytes(sqliteStatement, index))
+    }
+
+    /// Text of a known length: embedded NUL characters are kept.
+    @inlinable
+    init(sqliteText text: UnsafePointer<UInt8>, count: CInt) {
+        self.init(decoding: UnsafeBufferPointer(start: text, count: Int(count)), as: UTF8.self)
     }
 }

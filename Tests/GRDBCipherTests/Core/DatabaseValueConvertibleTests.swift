@@ -84,6 +84,8 @@ struct DatabaseValueConvertibleTests {
         #expect(try roundTrip(1.25) == (1.25, "real"))
         #expect(try roundTrip(Float(0.5)) == (0.5, "real"))
         #expect(try roundTrip("héllo") == ("héllo", "text"))
+        #expect(try roundTrip("a\0b") == ("a\0b", "text"))
+        #expect(try roundTrip("") == ("", "text"))
         #expect(try roundTrip(Data([0, 1, 2])) == (Data([0, 1, 2]), "blob"))
         #expect(try roundTrip(Data()) == (Data(), "blob"))
         #expect(Double.fromDatabaseValue(2.databaseValue) == 2.0)
