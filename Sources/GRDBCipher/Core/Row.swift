@@ -28,17 +28,23 @@ public final class Row {
 
     let storage: Storage
 
+    /// The statement handle of a live row, for the inlinable fast path; nil for copied rows.
+    /// Valid as long as `storage` holds the statement.
+    @usableFromInline let sqliteStatement: SQLiteStatement?
+
     /// The number of columns in the row.
     public let count: Int
 
     init(statement: Statement) {
         storage = .statement(statement)
+        sqliteStatement = statement.sqliteStatement
         count = statement.columnCount
     }
 
     init(columns: [String], values: [DatabaseValue]) {
         precondition(columns.count == values.count)
         storage = .values(columns: columns, values: values)
+        sqliteStatement = nil
         count = columns.count
     }
 
@@ -112,6 +118,7 @@ public final class Row {
     }
 
     /// The index of the leftmost column named `name`, compared case-insensitively.
+    @usableFromInline
     func index(forColumn name: String) -> Int? {
         switch storage {
         case .statement(let statement):
@@ -132,6 +139,7 @@ public final class Row {
         }
     }
 
+    @usableFromInline
     func checkedIndex(_ index: Int) -> Int {
         precondition(index >= 0 && index < count, "row index out of range: \(index) (row has \(count) columns)")
         return index
@@ -160,13 +168,24 @@ extension Row {
     }
 
     /// The value at `index`, converted to `Value` straight from SQLite (fast path).
+    @inlinable
     public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ index: Int) -> Value {
-        fastDecodeOrFatal(Value.self, at: checkedIndex(index))
+        if let sqliteStatement, index >= 0, index < count,
+           sqlite3_column_type(sqliteStatement, CInt(index)) != SQLITE_NULL,
+           let value = Value(sqliteStatement: sqliteStatement, index: CInt(index)) {
+            return value
+        }
+        return fastDecodeOrFatal(Value.self, at: checkedIndex(index))
     }
 
     /// The value at `index`, converted to `Value`, or nil for NULL (fast path).
+    @inlinable
     public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ index: Int) -> Value? {
-        fastDecodeOptionalOrFatal(Value.self, at: checkedIndex(index))
+        if let sqliteStatement, index >= 0, index < count {
+            if sqlite3_column_type(sqliteStatement, CInt(index)) == SQLITE_NULL { return nil }
+            if let value = Value(sqliteStatement: sqliteStatement, index: CInt(index)) { return value }
+        }
+        return fastDecodeOptionalOrFatal(Value.self, at: checkedIndex(index))
     }
 
     /// The value of the leftmost column named `columnName` (case-insensitive): `Int64`,
@@ -186,19 +205,26 @@ extension Row {
     }
 
     /// The value of the leftmost column named `columnName`, converted to `Value` (fast path).
+    @inlinable
     public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ columnName: String) -> Value {
         guard let index = index(forColumn: columnName) else {
-            if let value = Value.fromMissingColumn() { return value }
-            fatalError(RowDecodingError.columnNotFound(columnName, type: Value.self, row: self).description)
+            return missingColumnOrFatal(columnName, Value.self)
         }
-        return fastDecodeOrFatal(Value.self, at: index)
+        return self[index] as Value
     }
 
     /// The value of the leftmost column named `columnName`, converted to `Value`, or nil for
     /// NULL or a missing column (fast path).
+    @inlinable
     public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ columnName: String) -> Value? {
         guard let index = index(forColumn: columnName) else { return nil }
-        return fastDecodeOptionalOrFatal(Value.self, at: index)
+        return self[index] as Value?
+    }
+
+    @usableFromInline
+    func missingColumnOrFatal<Value: DatabaseValueConvertible>(_ columnName: String, _ type: Value.Type) -> Value {
+        if let value = Value.fromMissingColumn() { return value }
+        fatalError(RowDecodingError.columnNotFound(columnName, type: Value.self, row: self).description)
     }
 
     /// Returns the first non-null value among `columns`, if any (like SQL `COALESCE`).
@@ -268,6 +294,7 @@ extension Row {
         }
     }
 
+    @usableFromInline
     func fastDecodeOrFatal<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ type: Value.Type, at index: Int) -> Value {
         switch fastDecode(type, at: index) {
         case .success(let value): return value
@@ -275,6 +302,7 @@ extension Row {
         }
     }
 
+    @usableFromInline
     func fastDecodeOptionalOrFatal<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ type: Value.Type, at index: Int) -> Value? {
         if databaseValueIsNull(at: index) { return nil }
         return fastDecodeOrFatal(type, at: index)

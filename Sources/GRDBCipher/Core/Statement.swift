@@ -48,7 +48,14 @@ public final class Statement {
             }
         }
         parameterNames = names
-        columnCount = Int(sqlite3_column_count(sqliteStatement))
+        let columnCount = Int(sqlite3_column_count(sqliteStatement))
+        self.columnCount = columnCount
+        let columnNames = (0..<CInt(columnCount)).map {
+            String(cString: sqlite3_column_name(sqliteStatement, $0))
+        }
+        self.columnNames = columnNames
+        let folded = columnNames.map { $0.lowercased() }
+        leftmostIndexes = folded.map { name in folded.firstIndex(of: name)! }
     }
 
     deinit {
@@ -56,26 +63,32 @@ public final class Statement {
     }
 
     /// The names of the columns, from left to right.
-    public private(set) lazy var columnNames: [String] = (0..<CInt(columnCount)).map {
-        String(cString: sqlite3_column_name(sqliteStatement, $0))
-    }
+    public let columnNames: [String]
 
     /// Column indexes by exact name, each pointing at the leftmost column with the same name
     /// ignoring case: a lookup by the name as SQLite spelled it needs no case folding.
     private lazy var columnIndexes: [String: Int] = {
-        var leftmost: [String: Int] = [:]
         var indexes: [String: Int] = [:]
-        for (index, name) in columnNames.enumerated() {
-            let folded = name.lowercased()
-            if leftmost[folded] == nil { leftmost[folded] = index }
-            if indexes[name] == nil { indexes[name] = leftmost[folded] }
+        for (index, name) in columnNames.enumerated() where indexes[name] == nil {
+            indexes[name] = leftmostIndexes[index]
         }
         return indexes
     }()
 
+    /// For each column, the index of the leftmost column with the same name ignoring case.
+    private let leftmostIndexes: [Int]
+
     /// Returns the index of the leftmost column named `name`, compared case-insensitively.
     public func index(ofColumn name: String) -> Int? {
-        if let index = columnIndexes[name] { return index }
+        // Few columns: comparing short strings beats hashing them.
+        if columnCount <= 16 {
+            let names = columnNames
+            for index in names.indices where names[index] == name {
+                return leftmostIndexes[index]
+            }
+        } else if let index = columnIndexes[name] {
+            return index
+        }
         return columnNames.firstIndex { $0.equalsIgnoringCase(name) }
     }
 
