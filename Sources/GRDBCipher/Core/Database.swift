@@ -33,6 +33,13 @@ public final class Database {
     /// Whether a key was given to the connection.
     var isEncrypted = false
 
+    /// A copy of the key while the connection opens, for the diagnosis of error 26.
+    var keyForDiagnosis: DiagnosisKey?
+
+    /// Whether the current transaction ran a statement that writes (reset by the commit and
+    /// rollback hooks).
+    var transactionHasWrites = false
+
     /// Set by the serialized database while an access closure runs.
     var accessValidator: (() -> Bool)?
 
@@ -88,6 +95,7 @@ public final class Database {
     /// a wrong passphrase or a file that is not a database fails here, at open time.
     func setUp() throws {
         silenceCipherLoggingIfNeeded()
+        installTransactionHooks()
         try setUpBusyMode()
         if !configuration.acceptsDoubleQuotedStringLiterals {
             _ = grdbcipher_db_config_int(handle, SQLITE_DBCONFIG_DQS_DML, 0, nil)
@@ -96,23 +104,41 @@ public final class Database {
             _ = grdbcipher_db_config_int(handle, SQLITE_DBCONFIG_DQS_DML, 1, nil)
             _ = grdbcipher_db_config_int(handle, SQLITE_DBCONFIG_DQS_DDL, 1, nil)
         }
+        let diagnosisKey = DiagnosisKey()
+        keyForDiagnosis = diagnosisKey
+        defer {
+            diagnosisKey.wipe()
+            keyForDiagnosis = nil
+        }
         for function in configuration.setUpFunctions {
             try function(self)
         }
-        try validateDatabaseFile()
+        try validateDatabaseFile(diagnosisKey: diagnosisKey)
         if configuration.foreignKeysEnabled {
             try execute(sql: "PRAGMA foreign_keys = ON")
         }
     }
 
-    private func validateDatabaseFile() throws {
+    private func validateDatabaseFile(diagnosisKey: DiagnosisKey) throws {
         do {
             try execute(sql: "SELECT * FROM sqlite_master LIMIT 1")
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
             throw DatabaseError(
                 resultCode: error.extendedResultCode,
-                message: FileDiagnosis.notADatabaseMessage(path: path, keyed: isEncrypted))
+                message: FileDiagnosis.notADatabaseMessage(path: path, keyBytes: isEncrypted ? diagnosisKey.bytes : nil))
         }
+    }
+
+    /// Keeps ``transactionHasWrites`` up to date.
+    private func installTransactionHooks() {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        sqlite3_commit_hook(handle, { context in
+            Unmanaged<Database>.fromOpaque(context!).takeUnretainedValue().transactionHasWrites = false
+            return 0
+        }, context)
+        sqlite3_rollback_hook(handle, { context in
+            Unmanaged<Database>.fromOpaque(context!).takeUnretainedValue().transactionHasWrites = false
+        }, context)
     }
 
     /// Closes the connection. Throws SQLITE_BUSY if statements are still alive outside the
@@ -267,6 +293,7 @@ public final class Database {
 
     /// Steps a statement until it is done.
     func executeSteps(of statement: Statement) throws {
+        if !statement.isReadonly { transactionHasWrites = true }
         let sqliteStatement = statement.sqliteStatement
         while true {
             let code = sqlite3_step(sqliteStatement)

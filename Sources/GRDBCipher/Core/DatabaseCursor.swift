@@ -22,6 +22,7 @@ final class StatementStepper {
         self.statement = statement
         self.sqliteStatement = statement.sqliteStatement
         statement.isIterating = true
+        if !statement.isReadonly { statement.database.transactionHasWrites = true }
         statement.database.statementWillStartIterating(statement)
     }
 

@@ -27,6 +27,9 @@ public final class Statement {
     /// The number of columns in the rows the statement returns.
     public let columnCount: Int
 
+    /// Whether the statement does not write to the database.
+    public let isReadonly: Bool
+
     /// The arguments currently bound.
     private var boundArguments = StatementArguments()
 
@@ -48,6 +51,7 @@ public final class Statement {
             }
         }
         parameterNames = names
+        isReadonly = sqlite3_stmt_readonly(sqliteStatement) != 0
         let columnCount = Int(sqlite3_column_count(sqliteStatement))
         self.columnCount = columnCount
         let columnNames = (0..<CInt(columnCount)).map {
@@ -92,10 +96,6 @@ public final class Statement {
         return columnNames.firstIndex { $0.equalsIgnoringCase(name) }
     }
 
-    /// Whether the statement does not write to the database.
-    public var isReadonly: Bool {
-        sqlite3_stmt_readonly(sqliteStatement) != 0
-    }
 
     /// The number of parameters of the statement.
     var parameterCount: Int { parameterNames.count }

@@ -30,6 +30,43 @@ extension Database {
         try passphrase.withUnsafeBytes { try useKeyBytes($0) }
     }
 
+    /// Sets the passphrase, then the cipher settings of the file (for example
+    /// ``CipherSettings/sqlcipher3`` for a file written by SQLCipher 3).
+    public func usePassphrase(_ passphrase: String, settings: CipherSettings) throws {
+        try usePassphrase(passphrase)
+        try applyCipherSettings(settings)
+    }
+
+    /// Sets the passphrase from bytes, then the cipher settings of the file.
+    public func usePassphrase(_ passphrase: Data, settings: CipherSettings) throws {
+        try usePassphrase(passphrase)
+        try applyCipherSettings(settings)
+    }
+
+    /// Sets a raw 256-bit key, which skips SQLCipher's key derivation: a connection opens in well
+    /// under a millisecond instead of running 256,000 PBKDF2 rounds.
+    ///
+    /// ```swift
+    /// config.prepareDatabase { db in
+    ///     try db.useRawKey(try keychain.databaseKey()) // 32 bytes
+    /// }
+    /// ```
+    ///
+    /// `salt` (16 bytes) is needed only for a database whose salt is not stored in the file
+    /// (plaintext header). The key never goes through SQL text, and the hexadecimal copy made for
+    /// `sqlite3_key` is wiped.
+    public func useRawKey(_ key: Data, salt: Data? = nil, settings: CipherSettings = CipherSettings()) throws {
+        try use(try CipherKey.rawKey(key, salt: salt), settings: settings)
+    }
+
+    /// Sets a key, passphrase or raw, then the cipher settings of the file.
+    public func use(_ key: CipherKey, settings: CipherSettings = CipherSettings()) throws {
+        try key.withKeyBytes { try useKeyBytes($0) }
+        if !settings.isEmpty {
+            try applyCipherSettings(settings)
+        }
+    }
+
     private func useKeyBytes(_ bytes: UnsafeRawBufferPointer) throws {
         preconditionValidAccess()
         guard bytes.count > 0 else {
@@ -40,6 +77,7 @@ extension Database {
         }
         let code = sqlite3_key(handle, bytes.baseAddress, CInt(bytes.count))
         try sqliteCheck(code, handle)
+        keyForDiagnosis?.replace(with: bytes)
         if !isEncrypted {
             isEncrypted = true
             // Debian's SQLCipher writes temporary tables and sort files unencrypted under
@@ -69,13 +107,42 @@ extension Database {
     public var cipherFipsStatus: String? {
         try? String.fetchOne(self, sql: "PRAGMA cipher_fips_status")
     }
+
+    /// Turns on SQLCipher's memory security: memory SQLCipher allocates is locked and wiped when
+    /// freed. It applies to the **whole process, for the rest of its life**: SQLCipher cannot
+    /// turn it off again. It costs speed; turn it on only if your threat model includes memory
+    /// dumps.
+    ///
+    /// Related SQLCipher documentation: <https://www.zetetic.net/sqlcipher/sqlcipher-api/#cipher_memory_security>
+    public func enableCipherMemorySecurity() throws {
+        _ = try String.fetchOne(self, sql: "PRAGMA cipher_memory_security = ON")
+    }
+}
+
+/// A copy of the key kept only while a connection opens, to diagnose a failed open by trying
+/// the known SQLCipher formats. Wiped when the open ends, successfully or not.
+final class DiagnosisKey {
+    private(set) var bytes: [UInt8] = []
+
+    func replace(with newBytes: UnsafeRawBufferPointer) {
+        GRDBCipher.wipe(&bytes)
+        bytes = Array(newBytes)
+    }
+
+    func wipe() {
+        GRDBCipher.wipe(&bytes)
+    }
+
+    deinit {
+        wipe()
+    }
 }
 
 /// Overwrites key material with zeros before it is released.
 func wipe(_ bytes: inout [UInt8]) {
     bytes.withUnsafeMutableBytes { buffer in
         guard let base = buffer.baseAddress else { return }
-        // memset through a volatile-like C call, which the optimizer does not drop.
+        // memset through libc, which the optimizer does not remove.
         _ = memset(base, 0, buffer.count)
     }
     bytes.removeAll()

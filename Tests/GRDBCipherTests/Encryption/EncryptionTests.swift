@@ -43,6 +43,7 @@ struct EncryptionTests {
             _ = try DatabaseQueue(path: path, configuration: configuration(passphrase: "wrong horse"))
         }
         #expect(error?.message?.contains("wrong passphrase or cipher settings") == true)
+        #expect(error?.message?.contains("none of the SQLCipher 4, 3, 2 or 1 formats") == true)
         #expect(error?.description.contains("wrong horse") == false)
         #expect(error?.description.contains("correct horse") == false)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
@@ -204,6 +205,7 @@ struct EncryptionTests {
         let error = expectDatabaseError(.SQLITE_NOTADB) {
             _ = try DatabaseQueue(path: v3, configuration: configuration(passphrase: "testkey"))
         }
-        #expect(error?.message?.contains("SQLCipher 3 or older need cipher_compatibility") == true)
+        #expect(error?.message?.contains("the passphrase is right, but the file is in the SQLCipher 3 format") == true)
+        #expect(error?.message?.contains("testkey") == false)
     }
 }

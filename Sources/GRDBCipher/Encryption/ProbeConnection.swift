@@ -1,0 +1,55 @@
+import CSQLCipher
+import Foundation
+
+extension Database {
+    /// Opens a bare connection for probing or verifying a file: not confined to a queue, no
+    /// configuration applied, read-only unless asked. Internal tools only.
+    static func openProbe(path: String, readonly: Bool = true) throws -> Database {
+        var configuration = Configuration()
+        configuration.readonly = readonly
+        let db = try Database(path: path, description: "GRDBCipher.probe", configuration: configuration)
+        db.silenceCipherLoggingIfNeeded()
+        return db
+    }
+
+    /// Keys a probe connection with raw `sqlite3_key` bytes.
+    func probeKey(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { buffer in
+            try sqliteCheck(sqlite3_key(handle, buffer.baseAddress, CInt(buffer.count)), handle)
+        }
+        isEncrypted = true
+    }
+
+    /// Whether the schema can be read.
+    func canReadSchema() -> Bool {
+        (try? Int.fetchOne(self, sql: "SELECT COUNT(*) FROM sqlite_master")) != nil
+    }
+}
+
+extension CipherKey {
+    /// The bytes `sqlite3_key` takes, as an array the caller must wipe.
+    func keyBytes() throws -> [UInt8] {
+        try withKeyBytes { Array($0) }
+    }
+}
+
+/// Opens `path` with `keyBytes` and each candidate settings in turn; returns the first that
+/// reads the schema, with the open connection.
+func probeFormats(
+    path: String,
+    keyBytes: [UInt8],
+    candidates: [(format: Int?, settings: CipherSettings)]) -> (format: Int?, settings: CipherSettings, db: Database)?
+{
+    for candidate in candidates {
+        guard let db = try? Database.openProbe(path: path) else { return nil }
+        guard (try? db.probeKey(keyBytes)) != nil,
+              (try? db.applyCipherSettings(candidate.settings)) != nil,
+              db.canReadSchema()
+        else {
+            try? db.close()
+            continue
+        }
+        return (candidate.format, candidate.settings, db)
+    }
+    return nil
+}

@@ -1,0 +1,132 @@
+import Foundation
+
+/// What ``SQLCipherFile/inspect(atPath:key:settings:)`` found out about a database file.
+public struct SQLCipherFileInfo: Sendable, CustomStringConvertible {
+    /// What the file holds.
+    public enum Content: String, Sendable {
+        /// A plaintext SQLite database.
+        case plaintext
+        /// An SQLCipher database (opened or not).
+        case encrypted
+        /// An empty file, which SQLite treats as a new database.
+        case empty
+        /// Neither SQLite nor SQLCipher.
+        case notADatabase
+    }
+
+    /// The path of the file.
+    public let path: String
+    /// The size of the file in bytes.
+    public let fileSize: Int
+    /// What the file holds.
+    public var content: Content
+    /// Whether the first 32 bytes are a plaintext SQLite header (plaintext databases, and
+    /// SQLCipher databases made with `cipher_plaintext_header_size = 32`).
+    public var hasPlaintextHeader = false
+    /// Whether the key opened the file; nil when no key was given or the file is not encrypted.
+    public var keyOpensFile: Bool?
+    /// The SQLCipher major version whose default settings open the file (1 to 4), when the key
+    /// opened it with standard settings.
+    public var sqlcipherFormat: Int?
+    /// The cipher settings in effect once the file was opened.
+    public var settings: CipherSettings?
+    /// The page size, once the file was opened.
+    public var pageSize: Int?
+    /// The journal mode, once the file was opened ("delete", "wal"…).
+    public var journalMode: String?
+    /// The `user_version`, once the file was opened.
+    public var userVersion: Int?
+    /// Why the file is not a database, when it is not.
+    public var reason: String?
+
+    public var description: String {
+        var lines = ["\(path): \(content.rawValue), \(fileSize) bytes"]
+        if hasPlaintextHeader && content == .encrypted { lines.append("plaintext header: yes") }
+        if let keyOpensFile { lines.append("key opens the file: \(keyOpensFile ? "yes" : "no")") }
+        if let sqlcipherFormat { lines.append("format: SQLCipher \(sqlcipherFormat)") }
+        else if keyOpensFile == true { lines.append("format: custom settings") }
+        if let pageSize { lines.append("page size: \(pageSize)") }
+        if let kdf = settings?.kdfIterations { lines.append("KDF iterations: \(kdf)") }
+        if let journalMode { lines.append("journal mode: \(journalMode)") }
+        if let userVersion { lines.append("user_version: \(userVersion)") }
+        if let reason { lines.append("reason: \(reason)") }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// Tools that work on SQLCipher database files by path.
+public enum SQLCipherFile {
+    /// Tells what a file is: plaintext SQLite, SQLCipher, or not a database; with a key, which
+    /// SQLCipher format opens it, its page size, journal mode and `user_version`.
+    ///
+    /// Without `settings`, the standard formats are tried, newest first: SQLCipher 4, 3, 2, 1.
+    /// The file is only read, never written.
+    ///
+    /// ```swift
+    /// let info = try SQLCipherFile.inspect(atPath: path, key: .passphrase("secret"))
+    /// if info.sqlcipherFormat == 3 { /* upgrade it */ }
+    /// ```
+    public static func inspect(atPath path: String, key: CipherKey? = nil, settings: CipherSettings? = nil) throws -> SQLCipherFileInfo {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "no such file: \(path)")
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        var info = SQLCipherFileInfo(path: path, fileSize: size, content: .encrypted)
+        switch FileDiagnosis.shape(path: path) {
+        case .unknown, .empty:
+            info.content = .empty
+            return info
+        case .notADatabase(let reason):
+            info.content = .notADatabase
+            info.reason = reason
+            return info
+        case .sqliteHeader:
+            info.hasPlaintextHeader = true
+            if let db = try? Database.openProbe(path: path), db.canReadSchema() {
+                defer { try? db.close() }
+                info.content = .plaintext
+                try readDetails(db, into: &info)
+                return info
+            }
+        case .opaque:
+            break
+        }
+        guard let key else { return info }
+        var keyBytes = try key.keyBytes()
+        defer { wipe(&keyBytes) }
+        let candidates: [(format: Int?, settings: CipherSettings)]
+        if let settings {
+            candidates = [(settings.compatibility, settings)]
+        } else if info.hasPlaintextHeader {
+            candidates = [(nil, CipherSettings(plaintextHeaderSize: 32))]
+        } else {
+            candidates = CipherSettings.standardFormats.map { ($0.version, $0.settings) }
+        }
+        guard let found = probeFormats(path: path, keyBytes: keyBytes, candidates: candidates) else {
+            info.keyOpensFile = false
+            return info
+        }
+        defer { try? found.db.close() }
+        info.keyOpensFile = true
+        info.sqlcipherFormat = found.settings.isStandardFormat ? found.format : nil
+        info.settings = try found.db.currentCipherSettings()
+        try readDetails(found.db, into: &info)
+        return info
+    }
+
+    private static func readDetails(_ db: Database, into info: inout SQLCipherFileInfo) throws {
+        info.pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size")
+        info.journalMode = try String.fetchOne(db, sql: "PRAGMA journal_mode")
+        info.userVersion = try Int.fetchOne(db, sql: "PRAGMA user_version")
+        if let cipherPageSize = info.settings?.pageSize {
+            info.pageSize = cipherPageSize
+        }
+    }
+}
+
+extension CipherSettings {
+    /// Whether the settings are exactly one of the standard formats.
+    var isStandardFormat: Bool {
+        CipherSettings.standardFormats.contains { $0.settings == self }
+    }
+}
