@@ -177,6 +177,10 @@ extension Database {
         settings.kdfAlgorithm = try text("cipher_kdf_algorithm").flatMap { CipherSettings.KDFAlgorithm(rawValue: $0) }
         settings.usesHMAC = try text("cipher_use_hmac").map { $0 == "1" }
         settings.plaintextHeaderSize = try text("cipher_plaintext_header_size").flatMap { Int($0) }
+        if let size = settings.plaintextHeaderSize, size > 0 {
+            // The salt is not in the file: keep it, so that the file can be opened again.
+            settings.salt = try text("cipher_salt").flatMap { Data(hexadecimal: $0) }
+        }
         return settings
     }
 }

@@ -1,0 +1,124 @@
+import CSQLCipher
+import Foundation
+
+extension Database {
+    /// Changes the passphrase of the database: every page is re-encrypted with the new key.
+    ///
+    /// As in GRDB, call it from a write access:
+    ///
+    /// ```swift
+    /// try dbQueue.write { db in
+    ///     try db.changePassphrase("new secret")
+    /// }
+    /// ```
+    ///
+    /// Then make sure `prepareDatabase` gives the new passphrase to connections opened later.
+    ///
+    /// Beyond what SQLCipher's `PRAGMA rekey` does, this method:
+    /// - refuses to run when the current transaction has already written something, because
+    ///   SQLCipher would commit those changes as part of the re-key (throws `SQLITE_MISUSE`, and
+    ///   the changes stay uncommitted);
+    /// - refuses read-only connections (`SQLITE_READONLY`), plaintext and in-memory databases
+    ///   (`SQLITE_MISUSE`);
+    /// - takes an exclusive lock first, so that a re-key that another connection would silently
+    ///   prevent fails with `SQLITE_BUSY` instead, the old passphrase still valid;
+    /// - verifies the result by reading the file with the new key from a fresh connection.
+    ///
+    /// Related SQLCipher documentation: <https://www.zetetic.net/sqlcipher/sqlcipher-api/#rekey>
+    public func changePassphrase(_ passphrase: String) throws {
+        try changeKey(.passphrase(passphrase))
+    }
+
+    /// Changes the passphrase of the database, given as bytes.
+    public func changePassphrase(_ passphrase: Data) throws {
+        try changeKey(.passphrase(passphrase))
+    }
+
+    /// Changes the key of the database: a passphrase or a raw key. See
+    /// ``changePassphrase(_:)-(String)`` for what is checked.
+    public func changeKey(_ newKey: CipherKey) throws {
+        preconditionValidAccess()
+        func refuse(_ code: ResultCode, _ message: String) -> DatabaseError {
+            DatabaseError(resultCode: code, message: "changePassphrase: \(message)")
+        }
+        guard isEncrypted else {
+            throw refuse(.SQLITE_MISUSE, "the database is not encrypted; to encrypt a plaintext database, export it to a new encrypted file (exportDatabase)")
+        }
+        guard !configuration.readonly, sqlite3_db_readonly(handle, "main") != 1 else {
+            throw refuse(.SQLITE_READONLY, "the connection is read-only")
+        }
+        guard !isInMemory else {
+            throw refuse(.SQLITE_MISUSE, "an in-memory database has no file to re-encrypt")
+        }
+        if isInsideTransaction && transactionHasWrites {
+            throw refuse(.SQLITE_MISUSE, "the current transaction has uncommitted changes, which SQLCipher would commit as part of the re-key; commit or roll them back first")
+        }
+        var keyBytes = try newKey.keyBytes()
+        defer { wipe(&keyBytes) }
+        var settings = try currentCipherSettings()
+        settings.compatibility = nil
+
+        // Nothing was written in the current transaction, if any: ending it loses nothing.
+        let wasInTransaction = isInsideTransaction
+        if wasInTransaction {
+            try executeInternal("COMMIT TRANSACTION")
+        }
+        defer {
+            if wasInTransaction && !isInsideTransaction {
+                // Give the caller back the transaction it had, so that its commit succeeds.
+                try? beginTransaction(.deferred)
+            }
+        }
+
+        do {
+            try executeInternal("BEGIN EXCLUSIVE TRANSACTION")
+        } catch let error as DatabaseError {
+            throw refuse(error.extendedResultCode, "another connection is using the database, and the passphrase was not changed (\(error.message ?? "locked"))")
+        }
+        let code = keyBytes.withUnsafeBytes { sqlite3_rekey(handle, $0.baseAddress, CInt($0.count)) }
+        if code != SQLITE_OK {
+            let error = makeDatabaseError(code, handle)
+            try? rollback()
+            throw refuse(error.extendedResultCode, error.message ?? "re-key failed")
+        }
+        if isInsideTransaction {
+            try executeInternal("COMMIT TRANSACTION")
+        }
+        try verifyKey(keyBytes, settings: settings)
+    }
+
+    /// Reads the database file with `keyBytes` from a fresh connection.
+    private func verifyKey(_ keyBytes: [UInt8], settings: CipherSettings) throws {
+        let probe = try Database.openProbe(path: path)
+        defer { try? probe.close() }
+        try probe.probeKey(keyBytes)
+        try probe.applyCipherSettings(settings)
+        guard probe.canReadSchema() else {
+            throw DatabaseError(
+                resultCode: .SQLITE_NOTADB,
+                message: "changePassphrase: the re-key could not be verified: the file does not open with the new key")
+        }
+    }
+
+    /// Whether the main database lives in memory.
+    var isInMemory: Bool {
+        path.isEmpty || path == ":memory:" || path.contains("mode=memory")
+    }
+}
+
+extension DatabaseWriter {
+    /// Changes the passphrase in one call, outside of any other access: the same checks and
+    /// verification as ``Database/changePassphrase(_:)-(String)``.
+    ///
+    /// ```swift
+    /// try dbQueue.changePassphrase("new secret")
+    /// ```
+    public func changePassphrase(_ passphrase: String) throws {
+        try barrierWriteWithoutTransaction { db in try db.changePassphrase(passphrase) }
+    }
+
+    /// Changes the passphrase, given as bytes, in one call.
+    public func changePassphrase(_ passphrase: Data) throws {
+        try barrierWriteWithoutTransaction { db in try db.changePassphrase(passphrase) }
+    }
+}
