@@ -137,12 +137,32 @@ func awaitAccess<T: Sendable>(
 {
     try Task.checkCancellation()
     return try await withoutActuallyEscaping(body) { body in
-        let body = UncheckedSendable(body)
+        // The scheduled block may outlive the await by a moment: it must drop `body` before it
+        // resumes the caller, or `body` would escape `withoutActuallyEscaping`.
+        let holder = ClosureHolder(body)
         return try await withCheckedThrowingContinuation { continuation in
             schedule { dbResult in
-                continuation.resume(with: Result { try body.value(dbResult.get()) })
+                let result = Result { try holder.take()(dbResult.get()) }
+                continuation.resume(with: result)
             }
         }
+    }
+}
+
+/// Holds a closure until it is taken, once.
+///
+/// `@unchecked Sendable`: `take()` is called once, by the scheduled block, while the caller
+/// awaits; nothing else touches `closure`.
+final class ClosureHolder<Closure>: @unchecked Sendable {
+    private var closure: Closure?
+
+    init(_ closure: Closure) {
+        self.closure = closure
+    }
+
+    func take() -> Closure {
+        defer { closure = nil }
+        return closure!
     }
 }
 

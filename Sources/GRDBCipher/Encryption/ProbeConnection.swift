@@ -20,6 +20,17 @@ extension Database {
         isEncrypted = true
     }
 
+    /// The integer result of a pragma. SQLCipher answers some pragmas with text (on an encrypted
+    /// connection, `PRAGMA page_size` returns the text column `cipher_page_size`).
+    func pragmaInteger(_ sql: String) throws -> Int? {
+        guard let dbValue = try DatabaseValue.fetchOne(self, sql: sql) else { return nil }
+        switch dbValue.storage {
+        case .int64(let value): return Int(value)
+        case .string(let text): return Int(text)
+        default: return nil
+        }
+    }
+
     /// Whether the schema can be read.
     func canReadSchema() -> Bool {
         (try? Int.fetchOne(self, sql: "SELECT COUNT(*) FROM sqlite_master")) != nil

@@ -115,9 +115,9 @@ public enum SQLCipherFile {
     }
 
     private static func readDetails(_ db: Database, into info: inout SQLCipherFileInfo) throws {
-        info.pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size")
+        info.pageSize = try db.pragmaInteger("PRAGMA page_size")
         info.journalMode = try String.fetchOne(db, sql: "PRAGMA journal_mode")
-        info.userVersion = try Int.fetchOne(db, sql: "PRAGMA user_version")
+        info.userVersion = try db.pragmaInteger("PRAGMA user_version")
         if let cipherPageSize = info.settings?.pageSize {
             info.pageSize = cipherPageSize
         }

@@ -1,0 +1,340 @@
+import CSQLCipher
+import Foundation
+
+/// How ``DatabaseReader/exportDatabase(to:options:)`` writes its new file.
+///
+/// ```swift
+/// // Encrypt a plaintext database:
+/// try plainQueue.exportDatabase(to: encryptedPath, options: .encrypted(with: .passphrase("secret")))
+/// // Decrypt:
+/// try encryptedQueue.exportDatabase(to: plainPath, options: .plaintext)
+/// // Re-encrypt with SQLCipher 4 settings and a new passphrase:
+/// try v3Queue.exportDatabase(to: v4Path, options: .encrypted(with: .passphrase("new"), settings: .sqlcipher4))
+/// ```
+public struct DatabaseExportOptions: Sendable {
+    /// The key of the new file; nil for a plaintext file.
+    public var key: CipherKey?
+    /// The cipher settings of the new file, when it is encrypted. Empty settings mean SQLCipher 4
+    /// defaults (and the source's page size when ``preservesPageSize`` is set).
+    public var cipherSettings: CipherSettings
+    /// Whether an existing file at the target path may be replaced. Default: false.
+    public var replacesExistingFile = false
+    /// Whether the new file keeps the source's page size, unless ``cipherSettings`` sets one.
+    /// Default: true.
+    public var preservesPageSize = true
+    /// Whether the new file keeps the source's auto_vacuum mode. Default: true.
+    public var preservesAutoVacuum = true
+    /// Whether the new file keeps the source's journal mode (WAL or not). Default: true.
+    public var preservesJournalMode = true
+    /// Called on the exporting connection's queue as pages are written.
+    public var progress: (@Sendable (DatabaseExportProgress) -> Void)?
+
+    /// Options for an encrypted file (`key` non-nil) or a plaintext file (`key` nil).
+    public init(key: CipherKey?, cipherSettings: CipherSettings = CipherSettings()) {
+        self.key = key
+        self.cipherSettings = cipherSettings
+    }
+
+    /// A new file encrypted with `key` and `settings`.
+    public static func encrypted(with key: CipherKey, settings: CipherSettings = CipherSettings()) -> DatabaseExportOptions {
+        DatabaseExportOptions(key: key, cipherSettings: settings)
+    }
+
+    /// A new plaintext file.
+    public static var plaintext: DatabaseExportOptions {
+        DatabaseExportOptions(key: nil)
+    }
+}
+
+/// Progress of an export, in pages of the source database.
+public struct DatabaseExportProgress: Sendable, Equatable {
+    /// Pages written so far (an estimate from the size of the new file).
+    public var completedPageCount: Int
+    /// Pages to write.
+    public var totalPageCount: Int
+}
+
+/// What an export wrote, as verified once it was done.
+public struct DatabaseExportReport: Sendable {
+    /// The path of the new file.
+    public var path: String
+    /// The number of tables, and of rows in all tables, in the new file (same as the source).
+    public var tableCount: Int
+    public var rowCount: Int
+    /// The page size and page count of the new file.
+    public var pageSize: Int
+    public var pageCount: Int
+}
+
+extension DatabaseReader {
+    /// Writes the whole database into a new file: plaintext to encrypted, encrypted to
+    /// plaintext, or encrypted again with another key or other settings (SQLCipher 3 to 4, say).
+    ///
+    /// The source is only read. The new file is written beside the target under a temporary
+    /// name, then verified (`integrity_check`, `cipher_integrity_check`, the same tables with the
+    /// same row counts, `user_version` and `application_id`), synced, and renamed into place: a
+    /// failure or a crash at any point leaves no partial file at the target path. An existing
+    /// target is an error unless ``DatabaseExportOptions/replacesExistingFile`` is set.
+    ///
+    /// Unlike a bare `sqlcipher_export`, it also copies `user_version`, `application_id`, and
+    /// (unless told otherwise) the page size, auto_vacuum and journal mode.
+    ///
+    /// Related SQLCipher documentation: <https://www.zetetic.net/sqlcipher/sqlcipher-api/#sqlcipher_export>
+    @discardableResult
+    public func exportDatabase(to targetPath: String, options: DatabaseExportOptions) throws -> DatabaseExportReport {
+        if configuration.readonly, !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") {
+            // A read-only connection would attach the new file read-only: export from a
+            // dedicated read-write connection, which still only reads the source.
+            var exportConfiguration = configuration
+            exportConfiguration.readonly = false
+            exportConfiguration.journalMode = .default
+            let exporter = try DatabaseQueue(path: path, configuration: exportConfiguration)
+            defer { try? exporter.close() }
+            return try exporter.exportDatabase(to: targetPath, options: options)
+        }
+        return try unsafeRead { db in
+            try DatabaseExporter(source: db, targetPath: targetPath, options: options).run()
+        }
+    }
+}
+
+/// The export procedure: attach a temporary file beside the target, `sqlcipher_export` into
+/// it, copy what `sqlcipher_export` leaves out, verify, sync, rename.
+struct DatabaseExporter {
+    static let schemaName = "grdbcipher_export"
+
+    let source: Database
+    let targetPath: String
+    let options: DatabaseExportOptions
+
+    /// What the source holds, for the copy and for the verification.
+    struct SourceFacts {
+        var pageSize: Int
+        var pageCount: Int
+        var autoVacuum: Int
+        var journalMode: String
+        var userVersion: Int
+        var applicationID: Int
+        var rowCounts: [String: Int]
+    }
+
+    func run() throws -> DatabaseExportReport {
+        let target = URL(fileURLWithPath: targetPath).standardizedFileURL
+        let targetPath = target.path
+        if !source.isInMemory, URL(fileURLWithPath: source.path).standardizedFileURL.path == targetPath {
+            throw exportError("the target is the source database itself")
+        }
+        let directory = target.deletingLastPathComponent().path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "export: no such directory: \(directory)")
+        }
+        if FileManager.default.fileExists(atPath: targetPath) && !options.replacesExistingFile {
+            throw exportError("the target file exists: \(targetPath) (set replacesExistingFile to replace it)")
+        }
+        guard !source.isInsideTransaction else {
+            throw exportError("cannot export from inside a transaction")
+        }
+        try options.cipherSettings.validate()
+
+        let temporaryPath = directory + "/." + target.lastPathComponent + ".grdbcipher-export"
+        removeFileAndSidecars(temporaryPath)
+        do {
+            let facts = try readSourceFacts()
+            try exportInto(temporaryPath, facts: facts)
+            let report = try verify(temporaryPath, facts: facts)
+            try syncAndRename(temporaryPath, to: targetPath, directory: directory)
+            return DatabaseExportReport(
+                path: targetPath,
+                tableCount: report.tableCount,
+                rowCount: report.rowCount,
+                pageSize: report.pageSize,
+                pageCount: report.pageCount)
+        } catch {
+            removeFileAndSidecars(temporaryPath)
+            throw error
+        }
+    }
+
+    private func exportError(_ message: String) -> DatabaseError {
+        DatabaseError(resultCode: .SQLITE_MISUSE, message: "export: \(message)")
+    }
+
+    private func readSourceFacts() throws -> SourceFacts {
+        let db = source
+        let tables = try String.fetchAll(db, sql: "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
+        var rowCounts: [String: Int] = [:]
+        for table in tables + (try hasSequenceTable(db, schema: "main") ? ["sqlite_sequence"] : []) {
+            rowCounts[table] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM main.\(table.quotedSQLIdentifier)") ?? 0
+        }
+        return SourceFacts(
+            pageSize: try db.pragmaInteger("PRAGMA main.page_size") ?? 4096,
+            pageCount: try db.pragmaInteger("PRAGMA main.page_count") ?? 0,
+            autoVacuum: try db.pragmaInteger("PRAGMA main.auto_vacuum") ?? 0,
+            journalMode: try String.fetchOne(db, sql: "PRAGMA main.journal_mode") ?? "delete",
+            userVersion: try db.pragmaInteger("PRAGMA main.user_version") ?? 0,
+            applicationID: try db.pragmaInteger("PRAGMA main.application_id") ?? 0,
+            rowCounts: rowCounts)
+    }
+
+    private func hasSequenceTable(_ db: Database, schema: String) throws -> Bool {
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(schema.quotedSQLIdentifier).sqlite_master WHERE name = 'sqlite_sequence'") == 1
+    }
+
+    /// The settings of the new file, once the source's page size is taken into account.
+    private func targetSettings(_ facts: SourceFacts) -> CipherSettings {
+        var settings = options.cipherSettings
+        if settings.pageSize == nil && options.preservesPageSize && settings.compatibility == nil {
+            settings.pageSize = facts.pageSize
+        }
+        return settings
+    }
+
+    private func exportInto(_ temporaryPath: String, facts: SourceFacts) throws {
+        let db = source
+        let schema = Self.schemaName
+        // The path is a statement argument; the key never goes through SQL.
+        try db.execute(sql: "ATTACH DATABASE ? AS \(schema) KEY ''", arguments: [temporaryPath])
+        var attached = true
+        defer {
+            sqlite3_progress_handler(db.handle, 0, nil, nil)
+            if attached { try? db.execute(sql: "DETACH DATABASE \(schema)") }
+        }
+        if let key = options.key {
+            try key.withKeyBytes { bytes in
+                try sqliteCheck(sqlite3_key_v2(db.handle, schema, bytes.baseAddress, CInt(bytes.count)), db.handle)
+            }
+            try db.applyCipherSettings(targetSettings(facts), schema: schema)
+        } else if options.preservesPageSize {
+            try db.execute(sql: "PRAGMA \(schema).page_size = \(facts.pageSize)")
+        }
+        if options.preservesAutoVacuum {
+            try db.execute(sql: "PRAGMA \(schema).auto_vacuum = \(facts.autoVacuum)")
+        }
+
+        let progress = options.progress.map { ProgressReporter(path: temporaryPath, pageSize: facts.pageSize, total: facts.pageCount, report: $0) }
+        if let progress {
+            progress.start()
+            sqlite3_progress_handler(db.handle, 1000, { context in
+                Unmanaged<ProgressReporter>.fromOpaque(context!).takeUnretainedValue().poll()
+                return 0
+            }, Unmanaged.passUnretained(progress).toOpaque())
+        }
+        _ = try Row.fetchAll(db, sql: "SELECT sqlcipher_export('\(schema)')")
+        try db.execute(sql: "PRAGMA \(schema).user_version = \(facts.userVersion)")
+        try db.execute(sql: "PRAGMA \(schema).application_id = \(facts.applicationID)")
+        try db.execute(sql: "DETACH DATABASE \(schema)")
+        attached = false
+        progress?.finish()
+
+        if options.preservesJournalMode && facts.journalMode.lowercased() == "wal" {
+            let target = try openTarget(temporaryPath, readonly: false, facts: facts)
+            defer { try? target.close() }
+            _ = try String.fetchOne(target, sql: "PRAGMA journal_mode = WAL")
+        }
+    }
+
+    private func openTarget(_ path: String, readonly: Bool, facts: SourceFacts) throws -> Database {
+        let db = try Database.openProbe(path: path, readonly: readonly)
+        if let key = options.key {
+            try db.use(key, settings: targetSettings(facts))
+        }
+        return db
+    }
+
+    private func verify(_ temporaryPath: String, facts: SourceFacts) throws -> (tableCount: Int, rowCount: Int, pageSize: Int, pageCount: Int) {
+        let db = try openTarget(temporaryPath, readonly: true, facts: facts)
+        defer { try? db.close() }
+        func fail(_ message: String) -> DatabaseError {
+            DatabaseError(resultCode: .SQLITE_CORRUPT, message: "export: verification of the new file failed: \(message)")
+        }
+        let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
+        guard integrity == ["ok"] else { throw fail("integrity_check: \(integrity.prefix(3).joined(separator: "; "))") }
+        if options.key != nil {
+            let problems = try String.fetchAll(db, sql: "PRAGMA cipher_integrity_check")
+            guard problems.isEmpty else { throw fail("cipher_integrity_check: \(problems.prefix(3).joined(separator: "; "))") }
+        }
+        let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
+        let expectedTables = facts.rowCounts.keys.filter { $0 != "sqlite_sequence" }.sorted()
+        guard tables == expectedTables else { throw fail("the tables differ from the source's") }
+        var rowCount = 0
+        for (table, expected) in facts.rowCounts {
+            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.quotedSQLIdentifier)") ?? 0
+            guard count == expected else { throw fail("table \(table) has \(count) rows instead of \(expected)") }
+            if table != "sqlite_sequence" { rowCount += count }
+        }
+        guard try db.pragmaInteger("PRAGMA user_version") == facts.userVersion,
+              try db.pragmaInteger("PRAGMA application_id") == facts.applicationID
+        else { throw fail("user_version or application_id differ") }
+        return (
+            expectedTables.count, rowCount,
+            try db.pragmaInteger("PRAGMA page_size") ?? 0,
+            try db.pragmaInteger("PRAGMA page_count") ?? 0)
+    }
+
+    private func syncAndRename(_ temporaryPath: String, to targetPath: String, directory: String) throws {
+        try fsyncPath(temporaryPath)
+        for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: temporaryPath + suffix) {
+            // A checkpointed WAL file is empty; a stale one must not travel with the new file.
+            try? FileManager.default.removeItem(atPath: temporaryPath + suffix)
+        }
+        removeFileAndSidecars(targetPath, keepingMainFile: true)
+        guard rename(temporaryPath, targetPath) == 0 else {
+            throw DatabaseError(resultCode: .SQLITE_IOERR, message: "export: cannot rename the new file into place: \(String(cString: strerror(errno)))")
+        }
+        try? fsyncPath(directory)
+    }
+}
+
+/// Reports progress from the size of the file being written.
+final class ProgressReporter {
+    let path: String
+    let pageSize: Int
+    let total: Int
+    let report: @Sendable (DatabaseExportProgress) -> Void
+    private var last = -1
+
+    init(path: String, pageSize: Int, total: Int, report: @escaping @Sendable (DatabaseExportProgress) -> Void) {
+        self.path = path
+        self.pageSize = max(pageSize, 512)
+        self.total = total
+        self.report = report
+    }
+
+    func start() { emit(0) }
+
+    func poll() {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return }
+        emit(min(total, Int(info.st_size) / pageSize))
+    }
+
+    func finish() { emit(total) }
+
+    private func emit(_ completed: Int) {
+        guard completed > last else { return }
+        last = completed
+        report(DatabaseExportProgress(completedPageCount: completed, totalPageCount: total))
+    }
+}
+
+/// Removes a database file's journal, WAL and shared-memory files, and the file itself unless
+/// told otherwise.
+func removeFileAndSidecars(_ path: String, keepingMainFile: Bool = false) {
+    let suffixes = keepingMainFile ? ["-journal", "-wal", "-shm"] : ["", "-journal", "-wal", "-shm"]
+    for suffix in suffixes {
+        try? FileManager.default.removeItem(atPath: path + suffix)
+    }
+}
+
+/// Flushes a file or directory to disk.
+func fsyncPath(_ path: String) throws {
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else {
+        throw DatabaseError(resultCode: .SQLITE_IOERR, message: "cannot open \(path) to sync it: \(String(cString: strerror(errno)))")
+    }
+    defer { close(fd) }
+    guard fsync(fd) == 0 else {
+        throw DatabaseError(resultCode: .SQLITE_IOERR_FSYNC, message: "cannot sync \(path): \(String(cString: strerror(errno)))")
+    }
+}
