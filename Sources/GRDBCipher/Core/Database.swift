@@ -122,7 +122,13 @@ public final class Database {
     private func validateDatabaseFile(diagnosisKey: DiagnosisKey) throws {
         do {
             try execute(sql: "SELECT * FROM sqlite_master LIMIT 1")
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB
+                    || error.resultCode == .SQLITE_CORRUPT
+                    || (error.resultCode == .SQLITE_ERROR && error.message == "unsupported file format")
+        {
+            // The code stays SQLite's, for GRDB compatibility; the message says which case it is.
+            // (A file with a plaintext SQLCipher header, opened without its key, fails with
+            // "unsupported file format" rather than 26.)
             throw DatabaseError(
                 resultCode: error.extendedResultCode,
                 message: FileDiagnosis.notADatabaseMessage(path: path, keyBytes: isEncrypted ? diagnosisKey.bytes : nil))
