@@ -79,8 +79,18 @@ public final class Database {
     deinit {
         if let sqliteConnection {
             statementCache.removeAll()
+            removeHooks(sqliteConnection)
             sqlite3_close_v2(sqliteConnection)
         }
+    }
+
+    /// Unregisters the callbacks that point back to this object, before the handle closes: a
+    /// zombie handle may still roll back after the object is gone.
+    private func removeHooks(_ connection: OpaquePointer) {
+        sqlite3_commit_hook(connection, nil, nil)
+        sqlite3_rollback_hook(connection, nil, nil)
+        sqlite3_busy_handler(connection, nil, nil)
+        sqlite3_trace_v2(connection, 0, nil, nil)
     }
 
     /// The open handle; using a closed connection is a programmer error.
@@ -152,6 +162,7 @@ public final class Database {
     func close() throws {
         guard let sqliteConnection else { return }
         statementCache.removeAll()
+        removeHooks(sqliteConnection)
         let code = sqlite3_close(sqliteConnection)
         if code != SQLITE_OK {
             let error = makeDatabaseError(code, sqliteConnection)
