@@ -162,11 +162,6 @@ struct DatabaseExporter {
 
     private func readSourceFacts() throws -> SourceFacts {
         let db = source
-        let tables = try String.fetchAll(db, sql: "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
-        var rowCounts: [String: Int] = [:]
-        for table in tables + (try hasSequenceTable(db, schema: "main") ? ["sqlite_sequence"] : []) {
-            rowCounts[table] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM main.\(table.quotedSQLIdentifier)") ?? 0
-        }
         return SourceFacts(
             pageSize: try db.pragmaInteger("PRAGMA main.page_size") ?? 4096,
             pageCount: try db.pragmaInteger("PRAGMA main.page_count") ?? 0,
@@ -174,11 +169,7 @@ struct DatabaseExporter {
             journalMode: try String.fetchOne(db, sql: "PRAGMA main.journal_mode") ?? "delete",
             userVersion: try db.pragmaInteger("PRAGMA main.user_version") ?? 0,
             applicationID: try db.pragmaInteger("PRAGMA main.application_id") ?? 0,
-            rowCounts: rowCounts)
-    }
-
-    private func hasSequenceTable(_ db: Database, schema: String) throws -> Bool {
-        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(schema.quotedSQLIdentifier).sqlite_master WHERE name = 'sqlite_sequence'") == 1
+            rowCounts: try db.tableRowCounts())
     }
 
     /// The settings of the new file, once the source's page size is taken into account.
@@ -248,26 +239,19 @@ struct DatabaseExporter {
         func fail(_ message: String) -> DatabaseError {
             DatabaseError(resultCode: .SQLITE_CORRUPT, message: "export: verification of the new file failed: \(message)")
         }
-        let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
-        guard integrity == ["ok"] else { throw fail("integrity_check: \(integrity.prefix(3).joined(separator: "; "))") }
-        if options.key != nil {
-            let problems = try String.fetchAll(db, sql: "PRAGMA cipher_integrity_check")
-            guard problems.isEmpty else { throw fail("cipher_integrity_check: \(problems.prefix(3).joined(separator: "; "))") }
-        }
-        let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
-        let expectedTables = facts.rowCounts.keys.filter { $0 != "sqlite_sequence" }.sorted()
-        guard tables == expectedTables else { throw fail("the tables differ from the source's") }
-        var rowCount = 0
-        for (table, expected) in facts.rowCounts {
-            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.quotedSQLIdentifier)") ?? 0
-            guard count == expected else { throw fail("table \(table) has \(count) rows instead of \(expected)") }
-            if table != "sqlite_sequence" { rowCount += count }
+        let problems = try db.integrityProblems()
+        guard problems.isEmpty else { throw fail("integrity checks: \(problems.joined(separator: "; "))") }
+        let rowCounts = try db.tableRowCounts()
+        guard Set(rowCounts.keys) == Set(facts.rowCounts.keys) else { throw fail("the tables differ from the source's") }
+        for (table, expected) in facts.rowCounts where rowCounts[table] != expected {
+            throw fail("table \(table) has \(rowCounts[table] ?? 0) rows instead of \(expected)")
         }
         guard try db.pragmaInteger("PRAGMA user_version") == facts.userVersion,
               try db.pragmaInteger("PRAGMA application_id") == facts.applicationID
         else { throw fail("user_version or application_id differ") }
+        let userTables = rowCounts.filter { !$0.key.hasPrefix("sqlite_") }
         return (
-            expectedTables.count, rowCount,
+            userTables.count, userTables.values.reduce(0, +),
             try db.pragmaInteger("PRAGMA page_size") ?? 0,
             try db.pragmaInteger("PRAGMA page_count") ?? 0)
     }

@@ -31,6 +31,28 @@ extension Database {
         }
     }
 
+    /// The number of rows of every table of `schema`, `sqlite_sequence` included: what an
+    /// export or an upgrade must carry over, and what its verification compares.
+    func tableRowCounts(schema: String = "main") throws -> [String: Int] {
+        let qualifier = schema.quotedSQLIdentifier
+        var counts: [String: Int] = [:]
+        for table in try String.fetchAll(self, sql: "SELECT name FROM \(qualifier).sqlite_master WHERE type = 'table'") {
+            counts[table] = try Int.fetchOne(self, sql: "SELECT COUNT(*) FROM \(qualifier).\(table.quotedSQLIdentifier)") ?? 0
+        }
+        return counts
+    }
+
+    /// Whether `integrity_check` is ok and, on an encrypted connection, `cipher_integrity_check`
+    /// reports nothing. Returns the first problems otherwise.
+    func integrityProblems() throws -> [String] {
+        let integrity = try String.fetchAll(self, sql: "PRAGMA integrity_check")
+        if integrity != ["ok"] { return Array(integrity.prefix(3)) }
+        if isEncrypted {
+            return Array(try String.fetchAll(self, sql: "PRAGMA cipher_integrity_check").prefix(3))
+        }
+        return []
+    }
+
     /// Whether the schema can be read.
     func canReadSchema() -> Bool {
         (try? Int.fetchOne(self, sql: "SELECT COUNT(*) FROM sqlite_master")) != nil

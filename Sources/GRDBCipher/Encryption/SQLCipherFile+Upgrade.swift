@@ -108,10 +108,12 @@ extension SQLCipherFile {
         defer { try? db.close() }
         try db.use(key, settings: settings)
         guard db.canReadSchema() else { return nil }
-        var counts: [String: Int] = [:]
-        for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") {
-            counts[table] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.quotedSQLIdentifier)")
-        }
+        return try contentFingerprint(db)
+    }
+
+    /// What must be the same before and after an upgrade: row counts and `user_version`.
+    private static func contentFingerprint(_ db: Database) throws -> [String: Int] {
+        var counts = try db.tableRowCounts()
         counts["pragma user_version"] = try db.pragmaInteger("PRAGMA user_version")
         return counts
     }
@@ -132,18 +134,17 @@ extension SQLCipherFile {
         } catch is DatabaseError {
             return false
         }
-        guard let counts = try rowCounts(path: workPath, key: key, settings: CipherSettings()) else {
-            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "upgrade: the migrated copy does not open with SQLCipher 4 settings")
-        }
-        guard counts == expectedRowCounts else {
-            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "upgrade: the migrated copy does not hold the same rows as the original")
-        }
+        // One connection with SQLCipher 4 defaults checks everything: one key derivation.
         let db = try Database.openProbe(path: workPath)
         defer { try? db.close() }
         try db.use(key)
-        guard try String.fetchAll(db, sql: "PRAGMA integrity_check") == ["ok"],
-              try String.fetchAll(db, sql: "PRAGMA cipher_integrity_check").isEmpty
-        else {
+        guard db.canReadSchema() else {
+            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "upgrade: the migrated copy does not open with SQLCipher 4 settings")
+        }
+        guard try contentFingerprint(db) == expectedRowCounts else {
+            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "upgrade: the migrated copy does not hold the same rows as the original")
+        }
+        guard try db.integrityProblems().isEmpty else {
             throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "upgrade: the migrated copy fails its integrity checks")
         }
         return true
