@@ -205,10 +205,6 @@ public final class Database {
         sqlite3_get_autocommit(handle) == 0
     }
 
-    /// The maximum number of arguments of a statement.
-    var maximumStatementArgumentCount: Int {
-        Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
-    }
 
     // MARK: - Statements
 
@@ -276,9 +272,6 @@ public final class Database {
     func clearStatementCache() {
         statementCache.removeAll()
     }
-
-    /// Hook for observation (to come): called before a cursor starts iterating a statement.
-    func statementWillStartIterating(_ statement: Statement) {}
 
     /// Executes one or several SQL statements, separated by semicolons.
     ///

@@ -23,7 +23,6 @@ final class StatementStepper {
         self.sqliteStatement = statement.sqliteStatement
         statement.isIterating = true
         if !statement.isReadonly { statement.database.transactionHasWrites = true }
-        statement.database.statementWillStartIterating(statement)
     }
 
     deinit {

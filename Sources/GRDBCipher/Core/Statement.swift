@@ -160,12 +160,7 @@ public final class Statement {
     /// try statement.execute(arguments: [1])
     /// ```
     public func execute(arguments: StatementArguments? = nil) throws {
-        if let arguments {
-            try setArguments(arguments)
-        } else {
-            try checkBoundArgumentsFit()
-            reset()
-        }
+        try prepareIteration(arguments: arguments)
         try database.executeSteps(of: self)
     }
 
