@@ -10,8 +10,8 @@ import Foundation
 /// let salted = try CipherKey.rawKey(keyData, salt: salt) // 32 + 16 bytes
 /// ```
 ///
-/// A raw key opens a connection in well under a millisecond, where a SQLCipher 4 passphrase costs
-/// 256,000 PBKDF2-HMAC-SHA512 rounds. Its description never shows the key.
+/// A raw key skips the key derivation that a SQLCipher 4 passphrase costs on every connection
+/// open (256,000 PBKDF2-HMAC-SHA512 rounds). Its description never shows the key.
 public struct CipherKey: Sendable, CustomStringConvertible {
     enum Material: Sendable {
         case passphrase(Data)

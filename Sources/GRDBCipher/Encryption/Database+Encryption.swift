@@ -43,8 +43,8 @@ extension Database {
         try applyCipherSettings(settings)
     }
 
-    /// Sets a raw 256-bit key, which skips SQLCipher's key derivation: a connection opens in well
-    /// under a millisecond instead of running 256,000 PBKDF2 rounds.
+    /// Sets a raw 256-bit key, which skips SQLCipher's key derivation (256,000 PBKDF2 rounds per
+    /// connection open for a SQLCipher 4 passphrase).
     ///
     /// ```swift
     /// config.prepareDatabase { db in
