@@ -124,6 +124,7 @@ public final class Database {
             try function(self)
         }
         try validateDatabaseFile(diagnosisKey: diagnosisKey)
+        try noticeKeyFromSQL()
         if configuration.foreignKeysEnabled {
             try execute(sql: "PRAGMA foreign_keys = ON")
         }

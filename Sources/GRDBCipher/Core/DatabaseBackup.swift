@@ -21,10 +21,14 @@ extension DatabaseReader {
     /// try dbQueue.backup(to: copy)
     /// ```
     ///
-    /// Both databases must have the same encryption: both plaintext, or both encrypted with the
-    /// same key and settings. SQLCipher refuses a backup between a plaintext and an encrypted
-    /// database; GRDBCipher reports it with a message that points to
-    /// ``DatabaseReader/exportDatabase(to:options:)``, which does that job.
+    /// When both databases have the same encryption (both plaintext, or the same key and
+    /// settings), pages are copied with SQLite's online backup. SQLCipher refuses that between a
+    /// plaintext and an encrypted database, or between different keys or settings: then the
+    /// content is copied with `sqlcipher_export` inside one transaction of the destination, which
+    /// keeps its own key and settings and is left as it was if the copy fails. That path holds a
+    /// decrypted copy of the source in memory (wiped afterwards), ignores `pagesPerStep`, and
+    /// reports progress once at the start and once at the end. To write a new encrypted or
+    /// plaintext file, ``DatabaseReader/exportDatabase(to:options:)`` is the better tool.
     ///
     /// Related SQLite documentation: <https://www.sqlite.org/backup.html>
     public func backup(
@@ -48,13 +52,16 @@ extension Database {
         pagesPerStep: CInt = -1,
         progress: ((DatabaseBackupProgress) throws -> Void)? = nil) throws
     {
+        if isEncrypted != destination.isEncrypted {
+            try copyByExport(to: destination, progress: progress)
+            return
+        }
         guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
             let error = makeDatabaseError(sqlite3_errcode(destination.handle), destination.handle)
-            if isEncrypted != destination.isEncrypted || error.message?.contains("encrypted") == true {
-                throw DatabaseError(
-                    resultCode: error.extendedResultCode,
-                    message: "backup: SQLCipher cannot copy pages between databases with different encryption "
-                        + "(\(error.message ?? "refused")); use exportDatabase(to:options:) to encrypt, decrypt or re-encrypt")
+            if error.message?.contains("encrypted") == true {
+                // Both encrypted, with keys or settings SQLCipher will not copy pages between.
+                try copyByExport(to: destination, progress: progress)
+                return
             }
             throw error
         }
@@ -69,6 +76,13 @@ extension Database {
                 try progress?(DatabaseBackupProgress(remainingPageCount: 0, totalPageCount: total, isCompleted: true))
                 finished = true
                 try sqliteCheck(sqlite3_backup_finish(backup), destination.handle)
+                return
+            case SQLITE_READONLY where remaining == total && (isEncrypted || destination.isEncrypted):
+                // SQLCipher cannot change an encrypted database's page size: two encrypted
+                // databases with different page sizes (SQLCipher 3 and 4 defaults, say).
+                sqlite3_backup_finish(backup)
+                finished = true
+                try copyByExport(to: destination, progress: progress)
                 return
             case SQLITE_OK, SQLITE_BUSY, SQLITE_LOCKED:
                 try progress?(DatabaseBackupProgress(remainingPageCount: remaining, totalPageCount: total, isCompleted: false))

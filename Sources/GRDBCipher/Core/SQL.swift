@@ -142,3 +142,15 @@ extension Sequence where Element == SQL {
 public func databaseQuestionMarks(count: Int) -> String {
     Array(repeating: "?", count: count).joined(separator: ",")
 }
+
+extension String {
+    /// The string as a quoted SQL identifier, safe to insert in SQL text.
+    ///
+    /// ```swift
+    /// let tableName = "player list"
+    /// try db.execute(sql: "DROP TABLE \(tableName.quotedDatabaseIdentifier)") // DROP TABLE "player list"
+    /// ```
+    public var quotedDatabaseIdentifier: String {
+        "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

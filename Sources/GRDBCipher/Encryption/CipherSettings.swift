@@ -114,7 +114,7 @@ public struct CipherSettings: Sendable, Hashable, CustomStringConvertible {
     /// The pragmas, in the order SQLCipher needs them: compatibility first, since it resets the
     /// other settings. None of them holds a secret.
     func pragmas(schema: String) -> [String] {
-        let prefix = "PRAGMA \(schema.quotedSQLIdentifier)."
+        let prefix = "PRAGMA \(schema.quotedDatabaseIdentifier)."
         var pragmas: [String] = []
         if let compatibility { pragmas.append("\(prefix)cipher_compatibility = \(compatibility)") }
         if let pageSize { pragmas.append("\(prefix)cipher_page_size = \(pageSize)") }
@@ -141,13 +141,6 @@ public struct CipherSettings: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-extension String {
-    /// The string as a quoted SQL identifier: `"main"`.
-    var quotedSQLIdentifier: String {
-        "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
-}
-
 extension Database {
     /// Applies cipher settings to the connection, after the key and before anything reads the
     /// database. A mismatch with the file makes the open fail with error 26.
@@ -166,7 +159,7 @@ extension Database {
 
     /// Reads the cipher settings in effect on an encrypted connection.
     func currentCipherSettings(schema: String = "main") throws -> CipherSettings {
-        let prefix = "PRAGMA \(schema.quotedSQLIdentifier)."
+        let prefix = "PRAGMA \(schema.quotedDatabaseIdentifier)."
         func text(_ name: String) throws -> String? {
             try String.fetchOne(self, sql: prefix + name)
         }

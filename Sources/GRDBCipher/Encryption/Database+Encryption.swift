@@ -87,6 +87,18 @@ extension Database {
         }
     }
 
+    /// A key set with SQL (`PRAGMA key` in `prepareDatabase`, as GRDB documents) does not go
+    /// through ``usePassphrase(_:)-(String)``: notice it, so that the connection is known to be
+    /// encrypted and keeps its temporary data in memory. temp_store is left alone if
+    /// `prepareDatabase` created temporary objects, which changing it would drop.
+    func noticeKeyFromSQL() throws {
+        guard !isEncrypted, cipherProvider != nil else { return }
+        isEncrypted = true
+        if try Int.fetchOne(self, sql: "SELECT COUNT(*) FROM temp.sqlite_master") == 0 {
+            try execute(sql: "PRAGMA temp_store = MEMORY")
+        }
+    }
+
     /// The SQLCipher version, such as "4.6.1 community".
     public var cipherVersion: String? {
         try? String.fetchOne(self, sql: "PRAGMA cipher_version")
@@ -140,10 +152,13 @@ final class DiagnosisKey {
 
 /// Overwrites key material with zeros before it is released.
 func wipe(_ bytes: inout [UInt8]) {
-    bytes.withUnsafeMutableBytes { buffer in
-        guard let base = buffer.baseAddress else { return }
-        // memset through libc, which the optimizer does not remove.
-        _ = memset(base, 0, buffer.count)
-    }
+    bytes.withUnsafeMutableBytes { wipe($0) }
     bytes.removeAll()
+}
+
+/// Overwrites memory with zeros (key material, or decrypted pages) before it is released.
+func wipe(_ buffer: UnsafeMutableRawBufferPointer) {
+    guard let base = buffer.baseAddress else { return }
+    // memset through libc, which the optimizer does not remove.
+    _ = memset(base, 0, buffer.count)
 }

@@ -34,10 +34,10 @@ extension Database {
     /// The number of rows of every table of `schema`, `sqlite_sequence` included: what an
     /// export or an upgrade must carry over, and what its verification compares.
     func tableRowCounts(schema: String = "main") throws -> [String: Int] {
-        let qualifier = schema.quotedSQLIdentifier
+        let qualifier = schema.quotedDatabaseIdentifier
         var counts: [String: Int] = [:]
         for table in try String.fetchAll(self, sql: "SELECT name FROM \(qualifier).sqlite_master WHERE type = 'table'") {
-            counts[table] = try Int.fetchOne(self, sql: "SELECT COUNT(*) FROM \(qualifier).\(table.quotedSQLIdentifier)") ?? 0
+            counts[table] = try Int.fetchOne(self, sql: "SELECT COUNT(*) FROM \(qualifier).\(table.quotedDatabaseIdentifier)") ?? 0
         }
         return counts
     }

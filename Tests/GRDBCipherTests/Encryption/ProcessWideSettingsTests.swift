@@ -31,6 +31,7 @@ struct ProcessWideSettingsTests {
         _ = try SQLCipherFile.inspect(atPath: path, key: .passphrase("k"), settings: settings)
         _ = try SQLCipherFile.inspect(atPath: directory.path("v3.sqlite"), key: .passphrase("k"))
         try SQLCipherFile.upgrade(atPath: directory.path("v3.sqlite"), key: .passphrase("k"))
+        try dbQueue.backup(to: try DatabaseQueue(path: directory.path("backup.sqlite"))) // by export
         try dbQueue.write { try $0.changePassphrase("k2") }
         _ = try? DatabaseQueue(path: path, configuration: config) // wrong key: diagnosis probes formats
         #expect(try Self.processDefaults() == before)
