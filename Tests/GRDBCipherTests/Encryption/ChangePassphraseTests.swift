@@ -63,6 +63,19 @@ struct ChangePassphraseTests {
         _ = try open(path, "binary-new")
     }
 
+    @Test func keySetWithPragmaKey() throws {
+        // GRDB's documented way of keying with SQL in prepareDatabase.
+        let directory = try TemporaryDirectory()
+        let path = directory.path("db.sqlite")
+        var config = Configuration()
+        config.prepareDatabase { try $0.execute(sql: "PRAGMA key = 'old'; PRAGMA kdf_iter = 1000") }
+        let dbQueue = try DatabaseQueue(path: path, configuration: config)
+        try dbQueue.write { try $0.execute(sql: "CREATE TABLE t(a); INSERT INTO t VALUES (1)") }
+        try dbQueue.write { try $0.changePassphrase("new") }
+        try dbQueue.close()
+        #expect(try open(path, "new").read { try Int.fetchOne($0, sql: "SELECT a FROM t") } == 1)
+    }
+
     @Test func rawKeyChange() throws {
         let directory = try TemporaryDirectory()
         let (dbQueue, _, path) = try makeDatabase(directory)
