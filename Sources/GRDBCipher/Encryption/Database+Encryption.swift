@@ -77,6 +77,8 @@ extension Database {
         }
         let code = sqlite3_key(handle, bytes.baseAddress, CInt(bytes.count))
         try sqliteCheck(code, handle)
+        // SQLCipher resets its log level when the first keyed connection of the process is keyed.
+        silenceCipherLoggingIfNeeded()
         keyForDiagnosis?.replace(with: bytes)
         if !isEncrypted {
             isEncrypted = true
@@ -94,6 +96,7 @@ extension Database {
     func noticeKeyFromSQL() throws {
         guard !isEncrypted, cipherProvider != nil else { return }
         isEncrypted = true
+        silenceCipherLoggingIfNeeded()
         if try Int.fetchOne(self, sql: "SELECT COUNT(*) FROM temp.sqlite_master") == 0 {
             try execute(sql: "PRAGMA temp_store = MEMORY")
         }

@@ -195,6 +195,7 @@ struct DatabaseExporter {
             try key.withKeyBytes { bytes in
                 try sqliteCheck(sqlite3_key_v2(db.handle, schema, bytes.baseAddress, CInt(bytes.count)), db.handle)
             }
+            db.silenceCipherLoggingIfNeeded()
             try db.applyCipherSettings(targetSettings(facts), schema: schema)
         } else if options.preservesPageSize {
             try db.execute(sql: "PRAGMA \(schema).page_size = \(facts.pageSize)")

@@ -18,6 +18,7 @@ extension Database {
             try sqliteCheck(sqlite3_key(handle, buffer.baseAddress, CInt(buffer.count)), handle)
         }
         isEncrypted = true
+        silenceCipherLoggingIfNeeded()
     }
 
     /// The integer result of a pragma. SQLCipher answers some pragmas with text (on an encrypted

@@ -156,6 +156,12 @@ struct EncryptionTests {
             var wrong = Configuration()
             wrong.prepareDatabase { try $0.usePassphrase("wrong") }
             _ = try? DatabaseQueue(path: path, configuration: wrong)
+            // Format probing: keying the first connection of the process resets SQLCipher's
+            // log level, so it is set again after each key.
+            let v3Path = directory.path("v3.sqlite")
+            try DatabaseQueue(path: path, configuration: right)
+                .exportDatabase(to: v3Path, options: .encrypted(with: .passphrase("right"), settings: .sqlcipher3))
+            _ = try SQLCipherFile.inspect(atPath: v3Path, key: .passphrase("right"))
             exit(1)
         }
         let stderr = result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? "missing"

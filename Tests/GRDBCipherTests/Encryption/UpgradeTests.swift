@@ -168,4 +168,30 @@ struct UpgradeTests {
             #expect(try String.fetchAll(db, sql: "PRAGMA cipher_integrity_check") == [])
         }
     }
+
+    /// The SQLCipher 2.0 beta file needs `cipher_hmac_salt_mask`, which is process-wide: the
+    /// upgrade runs in a child process, and the parent checks the result with default settings.
+    @Test(.enabled(if: UpstreamFixtures.available))
+    func upgradesTheSQLCipher2BetaFileByExport() async throws {
+        let directory = try TemporaryDirectory()
+        let path = try UpstreamFixtures.copy("sqlcipher-2.0-beta-testkey.db", into: directory)
+        #expect(try SQLCipherFile.inspect(atPath: path, key: Self.key).keyOpensFile == false)
+        await #expect(processExitsWith: .success) { [path = path as String] in
+            let report = try SQLCipherFile.upgrade(atPath: path, key: .passphrase("testkey")) { db in
+                try db.applyCipherSettings(.sqlcipher2)
+                _ = try Row.fetchAll(db, sql: "PRAGMA fast_kdf_iter = 4000")
+                _ = try Row.fetchAll(db, sql: "PRAGMA cipher_hmac_salt_mask = \"x'00'\"")
+                // The HMAC key is derived at the first read; then the mask goes back to its default.
+                _ = try Row.fetchAll(db, sql: "SELECT COUNT(*) FROM sqlite_master")
+                _ = try Row.fetchAll(db, sql: "PRAGMA cipher_hmac_salt_mask = \"x'3a'\"")
+            }
+            if report.method != .export { exit(3) }
+        }
+        try await openV4(path).read { (db: Database) throws in
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t1") == 38768)
+            #expect(try Row.fetchAll(db, sql: "SELECT DISTINCT * FROM t1").map { [$0[0] as String, $0[1] as String] }
+                == [["test-0-0", "test-0-1"], ["test-1-0", "test-1-1"]])
+            #expect(try String.fetchAll(db, sql: "PRAGMA cipher_integrity_check") == [])
+        }
+    }
 }
