@@ -169,6 +169,21 @@ struct EncryptionTests {
         #expect(!stderr.contains("ERROR CORE"))
     }
 
+    @Test func formatProbingDoesNotLogToStderr() async throws {
+        // Keying the first connection of a process resets SQLCipher's log level: inspecting a
+        // SQLCipher 3 file as the first thing a process does tries the SQLCipher 4 settings first.
+        let directory = try TemporaryDirectory()
+        let v3Path = directory.path("v3.sqlite")
+        try DatabaseQueue().exportDatabase(to: v3Path, options: .encrypted(with: .passphrase("k"), settings: .sqlcipher3))
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [v3Path = v3Path as String] in
+            let info = try SQLCipherFile.inspect(atPath: v3Path, key: .passphrase("k"))
+            exit(info.sqlcipherFormat == 3 ? 1 : 2)
+        }
+        #expect(result?.exitStatus == .exitCode(1))
+        let stderr = result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? "missing"
+        #expect(!stderr.contains("ERROR CORE"))
+    }
+
     @Test func applicationCanTurnCipherLoggingOn() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let directory = try TemporaryDirectory()
