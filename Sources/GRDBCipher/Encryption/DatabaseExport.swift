@@ -15,12 +15,15 @@ public struct DatabaseExportOptions: Sendable {
     /// The key of the new file; nil for a plaintext file.
     public var key: CipherKey?
     /// The cipher settings of the new file, when it is encrypted. Empty settings mean SQLCipher 4
-    /// defaults (and the source's page size when ``preservesPageSize`` is set).
+    /// defaults, so that the new file opens with its key alone.
     public var cipherSettings: CipherSettings
     /// Whether an existing file at the target path may be replaced. Default: false.
     public var replacesExistingFile = false
-    /// Whether the new file keeps the source's page size, unless ``cipherSettings`` sets one.
-    /// Default: true.
+    /// Whether a new plaintext file keeps the source's page size. Default: true.
+    ///
+    /// An encrypted file's page size is a cipher setting that every connection to it must
+    /// repeat: the page size of an encrypted target is the one of ``cipherSettings`` (SQLCipher's
+    /// default when it sets none), whatever the source's.
     public var preservesPageSize = true
     /// Whether the new file keeps the source's auto_vacuum mode. Default: true.
     public var preservesAutoVacuum = true
@@ -172,13 +175,9 @@ struct DatabaseExporter {
             rowCounts: try db.tableRowCounts())
     }
 
-    /// The settings of the new file, once the source's page size is taken into account.
+    /// The cipher settings of an encrypted target.
     private func targetSettings(_ facts: SourceFacts) -> CipherSettings {
-        var settings = options.cipherSettings
-        if settings.pageSize == nil && options.preservesPageSize && settings.compatibility == nil {
-            settings.pageSize = facts.pageSize
-        }
-        return settings
+        options.cipherSettings
     }
 
     private func exportInto(_ temporaryPath: String, facts: SourceFacts) throws {

@@ -106,17 +106,29 @@ struct ExportTests {
             try db.execute(sql: "PRAGMA page_size = 8192; PRAGMA auto_vacuum = FULL; PRAGMA journal_mode = WAL")
             try db.execute(sql: "CREATE TABLE t(a); INSERT INTO t VALUES (1)")
         }
-        let target = directory.path("encrypted.sqlite")
         let key = CipherKey.passphrase("k")
-        try source.exportDatabase(to: target, options: .encrypted(with: key, settings: Self.fastKDF))
+        // By default an encrypted target gets SQLCipher's page size, so that it opens with its
+        // key and settings alone.
+        let standard = directory.path("standard.sqlite")
+        try source.exportDatabase(to: standard, options: .encrypted(with: key, settings: Self.fastKDF))
+        #expect(try SQLCipherFile.inspect(atPath: standard, key: key, settings: Self.fastKDF).pageSize == 4096)
+        // A plaintext target keeps the source's page size.
+        let plain = directory.path("plain-copy.sqlite")
+        try source.exportDatabase(to: plain, options: .plaintext)
+        #expect(try DatabaseQueue(path: plain).read { try Int.fetchOne($0, sql: "PRAGMA page_size") } == 8192)
+
+        // Keeping the page size of an encrypted target is a cipher setting.
+        let target = directory.path("encrypted.sqlite")
+        let settings = CipherSettings(pageSize: 8192, kdfIterations: 1000)
+        try source.exportDatabase(to: target, options: .encrypted(with: key, settings: settings))
         // The default settings do not open a file with 8192-byte pages...
         #expect(try SQLCipherFile.inspect(atPath: target, key: key, settings: Self.fastKDF).keyOpensFile == false)
         // ...its own settings do.
-        let info = try SQLCipherFile.inspect(atPath: target, key: key, settings: CipherSettings(pageSize: 8192, kdfIterations: 1000))
+        let info = try SQLCipherFile.inspect(atPath: target, key: key, settings: settings)
         #expect(info.keyOpensFile == true)
         #expect(info.pageSize == 8192)
         #expect(info.journalMode == "wal")
-        let encrypted = try DatabaseQueue(path: target, configuration: keyed(key, CipherSettings(pageSize: 8192, kdfIterations: 1000)))
+        let encrypted = try DatabaseQueue(path: target, configuration: keyed(key, settings))
         #expect(try encrypted.read { try Int.fetchOne($0, sql: "PRAGMA auto_vacuum") } == 1)
     }
 
