@@ -6,7 +6,7 @@ ifeq ($(CI),true)
 SWIFT_FLAGS += -Xswiftc -warnings-as-errors
 endif
 
-.PHONY: deps build test test-plain test-encrypted demo clean
+.PHONY: deps build test test-plain test-encrypted demo clean fixtures
 
 deps:
 	@./scripts/deps.sh
@@ -32,3 +32,7 @@ demo: deps
 
 clean:
 	rm -rf .build
+
+# Regenerates Fixtures/ with the sqlcipher command-line tool (see Fixtures/fixtures.json).
+fixtures: deps
+	python3 Fixtures/generate.py

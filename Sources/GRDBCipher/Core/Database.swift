@@ -133,16 +133,25 @@ public final class Database {
     private func validateDatabaseFile(diagnosisKey: DiagnosisKey) throws {
         do {
             try execute(sql: "SELECT * FROM sqlite_master LIMIT 1")
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB
-                    || error.resultCode == .SQLITE_CORRUPT
-                    || (error.resultCode == .SQLITE_ERROR && error.message == "unsupported file format")
-        {
+        } catch let error as DatabaseError {
             // The code stays SQLite's, for GRDB compatibility; the message says which case it is.
-            // (A file with a plaintext SQLCipher header, opened without its key, fails with
-            // "unsupported file format" rather than 26.)
-            throw DatabaseError(
-                resultCode: error.extendedResultCode,
-                message: FileDiagnosis.notADatabaseMessage(path: path, keyBytes: isEncrypted ? diagnosisKey.bytes : nil))
+            switch error.resultCode {
+            case .SQLITE_CORRUPT:
+                // The first page was read (and, with a key, decrypted and authenticated).
+                throw DatabaseError(
+                    resultCode: error.extendedResultCode,
+                    message: FileDiagnosis.damagedMessage(error.message, encrypted: isEncrypted))
+            case .SQLITE_NOTADB,
+                 // A file with a plaintext SQLCipher header, opened without its key.
+                 .SQLITE_ERROR where error.message == "unsupported file format",
+                 // The same file opened with a wrong key or salt.
+                 .SQLITE_ERROR where isEncrypted:
+                throw DatabaseError(
+                    resultCode: error.extendedResultCode,
+                    message: FileDiagnosis.notADatabaseMessage(path: path, keyBytes: isEncrypted ? diagnosisKey.bytes : nil))
+            default:
+                throw error
+            }
         }
     }
 

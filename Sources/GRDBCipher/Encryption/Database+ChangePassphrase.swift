@@ -22,6 +22,8 @@ extension Database {
     ///   (`SQLITE_MISUSE`);
     /// - takes an exclusive lock first, so that a re-key that another connection would silently
     ///   prevent fails with `SQLITE_BUSY` instead, the old passphrase still valid;
+    /// - refuses a damaged file (`SQLITE_CORRUPT`, found by `cipher_integrity_check`), which
+    ///   SQLCipher would stop re-keying at the first bad page while reporting success;
     /// - verifies the result by reading the file with the new key from a fresh connection.
     ///
     /// Related SQLCipher documentation: <https://www.zetetic.net/sqlcipher/sqlcipher-api/#rekey>
@@ -74,6 +76,19 @@ extension Database {
             try executeInternal("BEGIN EXCLUSIVE TRANSACTION")
         } catch let error as DatabaseError {
             throw refuse(error.extendedResultCode, "another connection is using the database, and the passphrase was not changed (\(error.message ?? "locked"))")
+        }
+        // SQLCipher stops a re-key at the first page it cannot decrypt, and reports success.
+        // Look for damage first, while the exclusive lock keeps the file as it is.
+        let damage: [String]
+        do {
+            damage = try String.fetchAll(self, sql: "PRAGMA main.cipher_integrity_check")
+                .filter { !$0.hasPrefix("HMAC is not enabled") }
+        } catch let error as DatabaseError {
+            damage = [error.message ?? "unreadable"]
+        }
+        if !damage.isEmpty {
+            try? rollback()
+            throw refuse(.SQLITE_CORRUPT, "the file is damaged (cipher_integrity_check: \(damage.prefix(3).joined(separator: "; "))); the passphrase was not changed")
         }
         let code = keyBytes.withUnsafeBytes { sqlite3_rekey(handle, $0.baseAddress, CInt($0.count)) }
         if code != SQLITE_OK {

@@ -45,6 +45,15 @@ enum FileDiagnosis {
         return db.canReadSchema()
     }
 
+    /// The message of error 11 for a connection whose file is damaged after its first page.
+    static func damagedMessage(_ message: String?, encrypted: Bool) -> String {
+        let detail = encrypted
+            ? "the key and settings open the file, but it is damaged (truncated, or pages altered)"
+            : "the file is damaged (truncated, or pages altered)"
+        return "\(message ?? "database disk image is malformed"): \(detail); PRAGMA integrity_check"
+            + (encrypted ? " and PRAGMA cipher_integrity_check tell" : " tells") + " where"
+    }
+
     /// The message of error 26 for a connection that failed to read `path`, keyed with
     /// `keyBytes` (nil when no key was given). Never includes the key.
     static func notADatabaseMessage(path: String, keyBytes: [UInt8]?) -> String {
@@ -60,6 +69,12 @@ enum FileDiagnosis {
                     ? "\(prefix): it is a plaintext SQLite database, and a passphrase was given "
                         + "(a passphrase does not encrypt an existing file: export it to a new encrypted file)"
                     : "\(prefix): the SQLite header is present, but the file is damaged"
+            }
+            if keyBytes != nil {
+                return "\(prefix): the file starts with a plaintext SQLite header, and the key and settings do not "
+                    + "decrypt it: wrong passphrase, or wrong salt or plaintext-header settings (an SQLCipher database "
+                    + "with a plaintext header needs its key, its salt and cipher_plaintext_header_size = 32), "
+                    + "or a damaged SQLite file"
             }
             return "\(prefix): the file starts with a plaintext SQLite header but cannot be read: an SQLCipher "
                 + "database with a plaintext header (it needs its key, its salt and cipher_plaintext_header_size = 32), "

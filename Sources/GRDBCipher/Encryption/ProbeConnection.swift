@@ -56,7 +56,19 @@ extension Database {
 
     /// Whether the schema can be read.
     func canReadSchema() -> Bool {
-        (try? Int.fetchOne(self, sql: "SELECT COUNT(*) FROM sqlite_master")) != nil
+        schemaReadError() == nil
+    }
+
+    /// The error of reading the schema, if any.
+    func schemaReadError() -> DatabaseError? {
+        do {
+            _ = try Int.fetchOne(self, sql: "SELECT COUNT(*) FROM sqlite_master")
+            return nil
+        } catch let error as DatabaseError {
+            return error
+        } catch {
+            return DatabaseError(resultCode: .SQLITE_ERROR, message: "\(error)")
+        }
     }
 }
 
@@ -68,22 +80,29 @@ extension CipherKey {
 }
 
 /// Opens `path` with `keyBytes` and each candidate settings in turn; returns the first that
-/// reads the schema, with the open connection.
+/// decrypts the file, with the open connection. A file that decrypts but is damaged (truncated, or
+/// with altered pages past the first) matches too, with the damage described.
 func probeFormats(
     path: String,
     keyBytes: [UInt8],
-    candidates: [(format: Int?, settings: CipherSettings)]) -> (format: Int?, settings: CipherSettings, db: Database)?
+    candidates: [(format: Int?, settings: CipherSettings)]) -> (format: Int?, settings: CipherSettings, db: Database, damage: String?)?
 {
     for candidate in candidates {
         guard let db = try? Database.openProbe(path: path) else { return nil }
         guard (try? db.probeKey(keyBytes)) != nil,
-              (try? db.applyCipherSettings(candidate.settings)) != nil,
-              db.canReadSchema()
+              (try? db.applyCipherSettings(candidate.settings)) != nil
         else {
             try? db.close()
             continue
         }
-        return (candidate.format, candidate.settings, db)
+        switch db.schemaReadError() {
+        case nil:
+            return (candidate.format, candidate.settings, db, nil)
+        case let error? where error.resultCode == .SQLITE_CORRUPT:
+            return (candidate.format, candidate.settings, db, error.message ?? "damaged")
+        default:
+            try? db.close()
+        }
     }
     return nil
 }

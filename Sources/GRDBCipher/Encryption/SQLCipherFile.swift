@@ -110,7 +110,12 @@ public enum SQLCipherFile {
         info.keyOpensFile = true
         info.sqlcipherFormat = found.settings.isStandardFormat ? found.format : nil
         info.settings = try found.db.currentCipherSettings()
-        try readDetails(found.db, into: &info)
+        if let damage = found.damage {
+            info.reason = "the key opens the file, but it is damaged: \(damage)"
+            try? readDetails(found.db, into: &info)
+        } else {
+            try readDetails(found.db, into: &info)
+        }
         return info
     }
 
