@@ -94,7 +94,12 @@ struct UpstreamCompatibilityTests {
         }
         // Opened with SQLCipher 4 defaults, every older file fails with a message that names its
         // format when the standard formats find it.
-        if testCase.inspect != "SQLCipher 4" {
+        if testCase.inspect == "SQLCipher 4" {
+            // Nothing to upgrade: the file is left as it is. (Older files: UpgradeTests.)
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            #expect(try SQLCipherFile.upgrade(atPath: path, key: Self.key).method == .alreadyCurrent)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        } else {
             let error = expectDatabaseError(.SQLITE_NOTADB) {
                 _ = try DatabaseQueue(path: path, configuration: Self.configuration(settingsSQL: ""))
             }
