@@ -10,6 +10,11 @@
 // sqlite3.h, not the system SQLite's.
 #include <sqlite3.h>
 
+// OpenSSL's libcrypto, which SQLCipher itself uses on Linux: the DatabasePool key cache derives
+// keys with the same PBKDF2 as SQLCipher.
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
 // Swift cannot call C variadic functions: one fixed-signature wrapper per sqlite3_db_config shape.
 static inline int grdbcipher_db_config_int(sqlite3 *db, int op, int value, int *result) {
     return sqlite3_db_config(db, op, value, result);
@@ -18,6 +23,25 @@ static inline int grdbcipher_db_config_int(sqlite3 *db, int op, int value, int *
 // SQLITE_TRANSIENT is a cast of -1 to a function pointer, which Swift cannot import.
 static inline sqlite3_destructor_type grdbcipher_transient_destructor(void) {
     return SQLITE_TRANSIENT;
+}
+
+// PBKDF2 with HMAC-SHA1 (algorithm 1), HMAC-SHA256 (256) or HMAC-SHA512 (512), as SQLCipher
+// derives its keys. Returns 1 on success.
+static inline int grdbcipher_pbkdf2(const void *passphrase, int passphraseLength,
+                                    const unsigned char *salt, int saltLength,
+                                    int iterations, int algorithm,
+                                    unsigned char *out, int outLength) {
+    const EVP_MD *digest = algorithm == 1 ? EVP_sha1() : (algorithm == 256 ? EVP_sha256() : EVP_sha512());
+    return PKCS5_PBKDF2_HMAC((const char *)passphrase, passphraseLength, salt, saltLength,
+                             iterations, digest, outLength, out);
+}
+
+// HMAC-SHA256 of data into out (32 bytes). Returns 1 on success.
+static inline int grdbcipher_hmac_sha256(const unsigned char *key, int keyLength,
+                                         const void *data, size_t dataLength,
+                                         unsigned char *out) {
+    unsigned int length = 32;
+    return HMAC(EVP_sha256(), key, keyLength, (const unsigned char *)data, dataLength, out, &length) != NULL;
 }
 
 #endif

@@ -35,6 +35,13 @@ public final class Database {
 
     /// A copy of the key while the connection opens, for the diagnosis of error 26.
     var keyForDiagnosis: DiagnosisKey?
+    /// The key cache of the pool this connection belongs to, if any.
+    var keyCache: PoolKeyCache?
+    /// A copy of the passphrase this connection was keyed with, kept until the pool's key cache
+    /// has learned from it (then wiped), when the cache did not know it.
+    var passphraseToLearn: [UInt8]?
+    /// Whether the connection was keyed from the pool's key cache.
+    var usedCachedKey = false
 
     /// Whether the current transaction ran a statement that writes (reset by the commit and
     /// rollback hooks).
@@ -170,6 +177,7 @@ public final class Database {
     /// Closes the connection. Throws SQLITE_BUSY if statements are still alive outside the
     /// connection's cache (an unfinished cursor kept beyond its closure, for example).
     func close() throws {
+        discardPassphraseToLearn()
         guard let sqliteConnection else { return }
         statementCache.removeAll()
         removeHooks(sqliteConnection)

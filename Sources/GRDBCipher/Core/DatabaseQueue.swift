@@ -113,10 +113,7 @@ public final class DatabaseQueue: DatabaseWriter {
     /// Runs operations outside of any transaction. A transaction they leave open is a
     /// programmer error, unless ``Configuration/allowsUnsafeTransactions`` is set.
     public func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) rethrows -> T {
-        try writer.sync { db in
-            defer { writer.preconditionNoUnsafeTransactionLeft(db) }
-            return try updates(db)
-        }
+        try writer.writeWithoutTransaction(updates)
     }
 
     /// Same as ``writeWithoutTransaction(_:)``: a queue has no concurrent reads.
@@ -125,19 +122,11 @@ public final class DatabaseQueue: DatabaseWriter {
     }
 
     public func asyncBarrierWriteWithoutTransaction(_ updates: @escaping @Sendable (Result<Database, any Error>) -> Void) {
-        writer.asyncChecked { dbResult in
-            updates(dbResult)
-            if case .success(let db) = dbResult {
-                self.writer.preconditionNoUnsafeTransactionLeft(db)
-            }
-        }
+        writer.asyncCheckedWrite(updates)
     }
 
     public func asyncWriteWithoutTransaction(_ updates: @escaping @Sendable (Database) -> Void) {
-        writer.async { db in
-            updates(db)
-            self.writer.preconditionNoUnsafeTransactionLeft(db)
-        }
+        writer.asyncWriteWithoutTransaction(updates)
     }
 
     public func writeWithoutTransaction<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {

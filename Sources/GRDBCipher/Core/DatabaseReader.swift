@@ -1,4 +1,6 @@
+import CSQLCipher
 import Dispatch
+import Foundation
 
 /// A type that reads a database: ``DatabaseQueue`` (and, to come, `DatabasePool` and
 /// `DatabaseSnapshot`). Write code against it to work with any of them.
@@ -131,20 +133,77 @@ extension DatabaseWriter {
 
 /// Bridges a callback-based access method to async/await: `schedule` runs the access later, on
 /// the connection's queue, and `body` runs there while the caller awaits.
+///
+/// Task cancellation, as GRDB documents it: an access whose task is cancelled before it starts
+/// does not run; one that runs is interrupted (`sqlite3_interrupt`), so that a write's
+/// transaction rolls back; both throw `CancellationError`.
 func awaitAccess<T: Sendable>(
     _ body: @Sendable (Database) throws -> T,
     scheduledBy schedule: (@escaping @Sendable (Result<Database, any Error>) -> Void) -> Void) async throws -> T
 {
     try Task.checkCancellation()
+    let cancellation = AccessCancellation()
     return try await withoutActuallyEscaping(body) { body in
         // The scheduled block may outlive the await by a moment: it must drop `body` before it
         // resumes the caller, or `body` would escape `withoutActuallyEscaping`.
         let holder = ClosureHolder(body)
-        return try await withCheckedThrowingContinuation { continuation in
-            schedule { dbResult in
-                let result = Result { try holder.take()(dbResult.get()) }
-                continuation.resume(with: result)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                schedule { dbResult in
+                    let result = Result<T, any Error> {
+                        // Taken here, so that it is released before the caller resumes.
+                        let body = holder.take()
+                        let db = try dbResult.get()
+                        guard cancellation.start(db) else { throw CancellationError() }
+                        defer { cancellation.end() }
+                        do {
+                            return try body(db)
+                        } catch {
+                            if cancellation.isCancelled { throw CancellationError() }
+                            throw error
+                        }
+                    }
+                    continuation.resume(with: result)
+                }
             }
+        } onCancel: {
+            cancellation.cancel()
+        }
+    }
+}
+
+/// The cancellation state of one async access.
+///
+/// `@unchecked Sendable`: every property is guarded by `lock`.
+private final class AccessCancellation: @unchecked Sendable {
+    private let lock = NSLock()
+    private var cancelled = false
+    /// The handle of the connection the access runs in, while it runs.
+    private var running: OpaquePointer?
+
+    var isCancelled: Bool {
+        lock.withLock { cancelled }
+    }
+
+    /// Marks the access as running in `db`; false if it was cancelled already.
+    func start(_ db: Database) -> Bool {
+        lock.withLock {
+            if cancelled { return false }
+            running = db.sqliteConnection
+            return true
+        }
+    }
+
+    func end() {
+        lock.withLock { running = nil }
+    }
+
+    /// Cancels the access, and interrupts it if it runs. The lock makes sure the interrupt does
+    /// not reach a later access of the same connection.
+    func cancel() {
+        lock.withLock {
+            cancelled = true
+            if let running { sqlite3_interrupt(running) }
         }
     }
 }

@@ -18,10 +18,20 @@ final class SerializedDatabase: @unchecked Sendable {
     private let closeLock = NSLock()
     private var isClosed = false
 
-    init(path: String, configuration: Configuration, label: String) throws {
+    /// Opens a connection and runs its setup on its queue.
+    ///
+    /// - parameter keyCache: the key cache of the pool the connection belongs to: the connection
+    ///   is keyed from it when it knows the passphrase, and teaches it otherwise.
+    init(
+        path: String,
+        configuration: Configuration,
+        label: String,
+        targetQueue: DispatchQueue? = nil,
+        keyCache: PoolKeyCache? = nil) throws
+    {
         self.path = path
         self.configuration = configuration
-        let queue = DispatchQueue(label: label, qos: configuration.qos, target: configuration.targetQueue)
+        let queue = DispatchQueue(label: label, qos: configuration.qos, target: targetQueue ?? configuration.targetQueue)
         self.queue = queue
         queue.setSpecific(key: queueKey, value: ())
         let db = try Database(path: path, description: label, configuration: configuration)
@@ -29,8 +39,12 @@ final class SerializedDatabase: @unchecked Sendable {
         interruptHandle = db.sqliteConnection
         let key = queueKey
         db.accessValidator = { DispatchQueue.getSpecific(key: key) != nil }
+        db.keyCache = keyCache
         do {
-            try queue.sync { try db.setUp() }
+            try queue.sync {
+                try db.setUp()
+                db.teachKeyCacheIfNeeded()
+            }
         } catch {
             try? queue.sync { try db.close() }
             throw error
@@ -135,6 +149,37 @@ final class SerializedDatabase: @unchecked Sendable {
             // Roll back so that the connection stays usable, then report the programmer error.
             try? db.rollback()
             preconditionFailure("A transaction has been left opened at the end of a database access")
+        }
+    }
+}
+
+// MARK: - Writer accesses, shared by DatabaseQueue and DatabasePool
+
+extension SerializedDatabase {
+    /// Runs `updates` outside of any transaction; a transaction left open is a programmer error
+    /// unless the configuration allows it.
+    func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) rethrows -> T {
+        try sync { db in
+            defer { preconditionNoUnsafeTransactionLeft(db) }
+            return try updates(db)
+        }
+    }
+
+    /// Schedules `updates` outside of any transaction.
+    func asyncWriteWithoutTransaction(_ updates: @escaping @Sendable (Database) -> Void) {
+        async { db in
+            updates(db)
+            self.preconditionNoUnsafeTransactionLeft(db)
+        }
+    }
+
+    /// Schedules `updates` with the connection, or the error that says it is closed.
+    func asyncCheckedWrite(_ updates: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        asyncChecked { dbResult in
+            updates(dbResult)
+            if case .success(let db) = dbResult {
+                self.preconditionNoUnsafeTransactionLeft(db)
+            }
         }
     }
 }

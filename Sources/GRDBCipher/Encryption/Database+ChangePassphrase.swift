@@ -100,6 +100,8 @@ extension Database {
             try executeInternal("COMMIT TRANSACTION")
         }
         try verifyKey(keyBytes, settings: settings)
+        // A pool's derived key is the old one now.
+        keyCache?.wipeKey()
     }
 
     /// Reads the database file with `keyBytes` from a fresh connection.
@@ -126,14 +128,37 @@ extension DatabaseWriter {
     /// verification as ``Database/changePassphrase(_:)-(String)``.
     ///
     /// ```swift
-    /// try dbQueue.changePassphrase("new secret")
+    /// try dbPool.changePassphrase("new secret")
     /// ```
+    ///
+    /// On a ``DatabasePool``, it waits for the reads in progress to end and holds new ones
+    /// (`barrierWriteWithoutTransaction`), then closes the read-only connections, which still
+    /// use the old key (`invalidateReadOnlyConnections`): later reads open new connections,
+    /// whose `prepareDatabase` must give the new passphrase.
     public func changePassphrase(_ passphrase: String) throws {
-        try barrierWriteWithoutTransaction { db in try db.changePassphrase(passphrase) }
+        try changeKeyOutsideOfAccesses(.passphrase(passphrase))
     }
 
     /// Changes the passphrase, given as bytes, in one call.
     public func changePassphrase(_ passphrase: Data) throws {
-        try barrierWriteWithoutTransaction { db in try db.changePassphrase(passphrase) }
+        try changeKeyOutsideOfAccesses(.passphrase(passphrase))
+    }
+
+    /// Changes the key, a passphrase or a raw key, in one call.
+    public func changeKey(_ key: CipherKey) throws {
+        try changeKeyOutsideOfAccesses(key)
+    }
+
+    private func changeKeyOutsideOfAccesses(_ key: CipherKey) throws {
+        if let pool = self as? DatabasePool {
+            try pool.barrierWriteWithoutTransaction { db in
+                // Inside the barrier, so that no read gets a connection with the old key. Even
+                // after a failure: a new connection costs little.
+                defer { pool.invalidateReadOnlyConnections() }
+                try db.changeKey(key)
+            }
+        } else {
+            try barrierWriteWithoutTransaction { db in try db.changeKey(key) }
+        }
     }
 }

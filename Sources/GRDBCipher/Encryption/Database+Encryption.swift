@@ -75,8 +75,18 @@ extension Database {
         guard bytes.count <= Int(Int32.max) else {
             throw DatabaseError(resultCode: .SQLITE_TOOBIG, message: "passphrase too long")
         }
-        let code = sqlite3_key(handle, bytes.baseAddress, CInt(bytes.count))
-        try sqliteCheck(code, handle)
+        if let keyCache, var rawKeyText = keyCache.rawKeyText(for: bytes) {
+            // A pool connection: the key derived once for the pool skips SQLCipher's derivation.
+            defer { wipe(&rawKeyText) }
+            try sqliteCheck(sqlite3_key(handle, rawKeyText, CInt(rawKeyText.count)), handle)
+            usedCachedKey = true
+        } else {
+            try sqliteCheck(sqlite3_key(handle, bytes.baseAddress, CInt(bytes.count)), handle)
+            if keyCache != nil {
+                discardPassphraseToLearn()
+                passphraseToLearn = Array(bytes)
+            }
+        }
         // SQLCipher resets its log level when the first keyed connection of the process is keyed.
         silenceCipherLoggingIfNeeded()
         keyForDiagnosis?.replace(with: bytes)

@@ -1,0 +1,324 @@
+import Dispatch
+import Foundation
+
+/// A database connection that allows concurrent accesses: one writer connection, and up to
+/// ``Configuration/maximumReaderCount`` read-only connections opened on demand, in the WAL mode.
+///
+/// ```swift
+/// var config = Configuration()
+/// config.prepareDatabase { db in try db.usePassphrase(passphrase) }
+/// let dbPool = try DatabasePool(path: "/path/to/db.sqlite", configuration: config)
+///
+/// try dbPool.write { db in
+///     try db.execute(sql: "INSERT INTO player (name) VALUES (?)", arguments: ["Arthur"])
+/// }
+/// let count = try dbPool.read { db in
+///     try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player")!
+/// }
+/// ```
+///
+/// Writes are serialized; reads run in parallel with each other and with the write, and see
+/// the database as the last committed transaction left it.
+///
+/// With a passphrase, every new SQLCipher connection derives its key (256,000 PBKDF2 rounds for
+/// SQLCipher 4). The pool does it once: see ``Configuration/derivesPoolKeyOnce``.
+public final class DatabasePool: DatabaseWriter {
+    let writer: SerializedDatabase
+    let readers: ReaderPool
+    /// Nil when the pool does not cache its derived key.
+    let keyCache: PoolKeyCache?
+
+    /// The configuration of the connections.
+    public let configuration: Configuration
+
+    /// The path of the database file.
+    public var path: String { writer.path }
+
+    /// Opens or creates a database file, and sets it to the WAL mode (unless read-only).
+    ///
+    /// The writer connection opens here: a wrong passphrase, or a file that is not a database,
+    /// throws here (SQLITE_NOTADB, 26). Read-only connections open when reads need them.
+    public init(path: String, configuration: Configuration = Configuration()) throws {
+        self.configuration = configuration
+        let label = configuration.label ?? "GRDBCipher.DatabasePool"
+        let keyCache = configuration.derivesPoolKeyOnce ? PoolKeyCache() : nil
+        self.keyCache = keyCache
+        writer = try SerializedDatabase(
+            path: path, configuration: configuration, label: "\(label).writer",
+            targetQueue: configuration.writeTargetQueue, keyCache: keyCache)
+        if !configuration.readonly {
+            let mode = try writer.sync { db in try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") }
+            guard mode?.lowercased() == "wal" else {
+                try? writer.close()
+                throw DatabaseError(resultCode: .SQLITE_ERROR, message: "could not activate the WAL mode at path: \(path)")
+            }
+        }
+        var readerConfiguration = configuration
+        readerConfiguration.readonly = true
+        readers = ReaderPool(maximumCount: configuration.maximumReaderCount) { [keyCache] index in
+            let label = "\(label).reader.\(index)"
+            do {
+                return try SerializedDatabase(path: path, configuration: readerConfiguration, label: label, keyCache: keyCache)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB && keyCache?.isFilled == true {
+                // The file no longer opens with the cached key (replaced by another process,
+                // say): forget it, and derive again.
+                keyCache?.wipeKey()
+                return try SerializedDatabase(path: path, configuration: readerConfiguration, label: label, keyCache: keyCache)
+            }
+        }
+    }
+
+    deinit {
+        keyCache?.wipeKey()
+    }
+
+    /// Closes every connection. Throws SQLITE_BUSY, and stays open, while a read is in progress.
+    /// Later accesses throw SQLITE_MISUSE.
+    public func close() throws {
+        try readers.close()
+        keyCache?.wipeKey()
+        try writer.close()
+    }
+
+    /// Interrupts the statements that run on every connection of the pool.
+    public func interrupt() {
+        writer.interrupt()
+        readers.allReaders.forEach { $0.interrupt() }
+    }
+
+    private func preconditionNotReentrant() {
+        precondition(!writer.onQueue && readers.currentReader == nil, "Database methods are not reentrant.")
+    }
+
+    // MARK: - Reading
+
+    /// Runs read-only operations in a read-only connection, inside a transaction: they see the
+    /// database as the last commit left it, whatever the writer does meanwhile.
+    public func read<T>(_ value: (Database) throws -> T) throws -> T {
+        preconditionNotReentrant()
+        let lease = try readers.acquire()
+        defer { readers.release(lease) }
+        return try lease.reader.sync { db in
+            try db.isolated { try value(db) }
+        }
+    }
+
+    public func read<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T {
+        try await awaitAccess(value, scheduledBy: asyncRead)
+    }
+
+    public func asyncRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        asyncReaderAccess { dbResult in
+            do {
+                let db = try dbResult.get()
+                try db.isolated { value(.success(db)) }
+            } catch {
+                value(.failure(error))
+            }
+        }
+    }
+
+    public func unsafeRead<T>(_ value: (Database) throws -> T) throws -> T {
+        preconditionNotReentrant()
+        let lease = try readers.acquire()
+        defer { readers.release(lease) }
+        return try lease.reader.sync(value)
+    }
+
+    public func unsafeRead<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T {
+        try await awaitAccess(value, scheduledBy: asyncUnsafeRead)
+    }
+
+    public func asyncUnsafeRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        asyncReaderAccess(value)
+    }
+
+    /// Runs `value` in the connection the current thread already uses (writer or reader), or in
+    /// a read-only connection.
+    public func unsafeReentrantRead<T>(_ value: (Database) throws -> T) throws -> T {
+        if writer.onQueue {
+            return try writer.reentrantSync(value)
+        }
+        if let reader = readers.currentReader {
+            return try reader.reentrantSync(value)
+        }
+        return try unsafeRead(value)
+    }
+
+    /// Acquires a reader off the caller's thread, then runs `access` on the reader's queue.
+    private func asyncReaderAccess(_ access: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        DispatchQueue.global(qos: configuration.qos.qosClass).async { [readers] in
+            let lease: ReaderPool.Lease
+            do {
+                lease = try readers.acquire()
+            } catch {
+                access(.failure(error))
+                return
+            }
+            lease.reader.asyncChecked { dbResult in
+                defer { readers.release(lease) }
+                access(dbResult)
+            }
+        }
+    }
+
+    /// Runs `value` later, in a read-only connection that sees the database as the writer left
+    /// it at the moment of the call. Call it from a write access, outside of any transaction;
+    /// it returns once the read is isolated, and the writer can go on.
+    ///
+    /// ```swift
+    /// try dbPool.writeWithoutTransaction { db in
+    ///     try db.execute(sql: "INSERT INTO player (name) VALUES ('Arthur')")
+    ///     dbPool.asyncConcurrentRead { dbResult in
+    ///         let count = try? Int.fetchOne(dbResult.get(), sql: "SELECT COUNT(*) FROM player")
+    ///     }
+    /// }
+    /// ```
+    public func asyncConcurrentRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        precondition(writer.onQueue, "asyncConcurrentRead must be called from a write access")
+        precondition(!writer.db.isInsideTransaction, "asyncConcurrentRead must be called outside of any transaction")
+        let lease: ReaderPool.Lease
+        do {
+            lease = try readers.acquire()
+        } catch {
+            DispatchQueue.global(qos: configuration.qos.qosClass).async { value(.failure(error)) }
+            return
+        }
+        let isolated = DispatchSemaphore(value: 0)
+        lease.reader.asyncChecked { [readers] dbResult in
+            defer { readers.release(lease) }
+            let db: Database
+            do {
+                db = try dbResult.get()
+                try db.beginTransaction(.deferred)
+                // A read makes the transaction take its snapshot of the database now.
+                _ = try Row.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master LIMIT 1")
+            } catch {
+                isolated.signal()
+                value(.failure(error))
+                return
+            }
+            isolated.signal()
+            value(.success(db))
+            if db.isInsideTransaction {
+                try? db.commit()
+            }
+        }
+        isolated.wait()
+    }
+
+    // MARK: - Writing
+
+    /// Runs operations in the writer connection, outside of any transaction.
+    public func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) rethrows -> T {
+        try writer.writeWithoutTransaction(updates)
+    }
+
+    /// Runs operations in the writer connection once every read has ended, and holds new reads
+    /// until they return.
+    public func barrierWriteWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
+        preconditionNotReentrant()
+        return try readers.barrier {
+            try writer.writeWithoutTransaction(updates)
+        }
+    }
+
+    public func asyncBarrierWriteWithoutTransaction(_ updates: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        DispatchQueue.global(qos: configuration.qos.qosClass).async { [readers, writer] in
+            readers.barrier {
+                do {
+                    try writer.checkNotClosed()
+                    writer.sync { db in
+                        updates(.success(db))
+                        writer.preconditionNoUnsafeTransactionLeft(db)
+                    }
+                } catch {
+                    updates(.failure(error))
+                }
+            }
+        }
+    }
+
+    public func asyncWriteWithoutTransaction(_ updates: @escaping @Sendable (Database) -> Void) {
+        writer.asyncWriteWithoutTransaction(updates)
+    }
+
+    public func writeWithoutTransaction<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
+        try await awaitAccess(updates, scheduledBy: { completion in
+            self.writer.asyncCheckedWrite(completion)
+        })
+    }
+
+    public func barrierWriteWithoutTransaction<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
+        try await awaitAccess(updates, scheduledBy: asyncBarrierWriteWithoutTransaction)
+    }
+
+    public func unsafeReentrantWrite<T>(_ updates: (Database) throws -> T) rethrows -> T {
+        try writer.reentrantSync(updates)
+    }
+
+    // MARK: - Connections
+
+    /// Closes the idle read-only connections; those in use close when their read ends. Later
+    /// reads open new connections, which run `prepareDatabase` again. The pool's derived key is
+    /// wiped, and derived again from the next passphrase.
+    ///
+    /// Call it after a passphrase change (GRDB's procedure), or ``changePassphrase(_:)-(String)``
+    /// on the pool, which does it for you.
+    public func invalidateReadOnlyConnections() {
+        keyCache?.wipeKey()
+        readers.invalidate()
+    }
+
+    /// Frees as much memory as possible: the writer's caches, and the idle read-only connections
+    /// (unless ``Configuration/persistentReadOnlyConnections``).
+    public func releaseMemory() {
+        writer.reentrantSync { $0.releaseMemory() }
+        if configuration.persistentReadOnlyConnections {
+            readers.forEachIdleReader { reader in reader.reentrantSync { $0.releaseMemory() } }
+        } else {
+            readers.invalidate()
+        }
+    }
+
+    /// Frees memory like ``releaseMemory()``, without blocking: the writer releases its caches
+    /// once its current work is done.
+    public func releaseMemoryEventually() {
+        writer.async { $0.releaseMemory() }
+        if configuration.persistentReadOnlyConnections {
+            readers.forEachIdleReader { reader in reader.async { $0.releaseMemory() } }
+        } else {
+            readers.invalidate()
+        }
+    }
+
+    /// A snapshot of the database as it is now: a read-only connection that keeps seeing this
+    /// state, whatever is written later.
+    ///
+    /// ```swift
+    /// let snapshot = try dbPool.makeSnapshot()
+    /// let count = try snapshot.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player") }
+    /// ```
+    public func makeSnapshot() throws -> DatabaseSnapshot {
+        var configuration = self.configuration
+        configuration.readonly = true
+        let label = (configuration.label ?? "GRDBCipher.DatabasePool") + ".snapshot"
+        return try DatabaseSnapshot(
+            connection: SerializedDatabase(path: path, configuration: configuration, label: label, keyCache: keyCache))
+    }
+}
+
+extension Database {
+    /// Runs `body` in a deferred transaction, which gives it a stable view of the database.
+    func isolated<T>(_ body: () throws -> T) throws -> T {
+        try beginTransaction(.deferred)
+        do {
+            let result = try body()
+            try commit()
+            return result
+        } catch {
+            if isInsideTransaction { try? rollback() }
+            throw error
+        }
+    }
+}

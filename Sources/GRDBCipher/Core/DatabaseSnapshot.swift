@@ -1,0 +1,68 @@
+import Foundation
+
+/// A type that sees an unchanging database content.
+public protocol DatabaseSnapshotReader: DatabaseReader {}
+
+/// A read-only view of a database, as it was when ``DatabasePool/makeSnapshot()`` created it:
+/// later writes are invisible to it. Its accesses are serialized.
+///
+/// ```swift
+/// let snapshot = try dbPool.makeSnapshot()
+/// try dbPool.write { db in try db.execute(sql: "DELETE FROM player") }
+/// let count = try snapshot.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player") }
+/// // count is the number of players before the deletion
+/// ```
+///
+/// The snapshot keeps a read transaction open, which prevents checkpoints from completing the
+/// WAL beyond it: release it when it is no longer needed.
+public final class DatabaseSnapshot: DatabaseSnapshotReader {
+    let connection: SerializedDatabase
+
+    public var configuration: Configuration { connection.configuration }
+    public var path: String { connection.path }
+
+    init(connection: SerializedDatabase) throws {
+        self.connection = connection
+        try connection.sync { db in
+            try db.beginTransaction(.deferred)
+            // The first read fixes the snapshot.
+            _ = try Row.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master LIMIT 1")
+        }
+    }
+
+    public func close() throws {
+        try connection.close()
+    }
+
+    public func interrupt() {
+        connection.interrupt()
+    }
+
+    public func read<T>(_ value: (Database) throws -> T) throws -> T {
+        try connection.sync(value)
+    }
+
+    public func read<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T {
+        try await awaitAccess(value, scheduledBy: asyncRead)
+    }
+
+    public func asyncRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        connection.asyncChecked(value)
+    }
+
+    public func unsafeRead<T>(_ value: (Database) throws -> T) throws -> T {
+        try connection.sync(value)
+    }
+
+    public func unsafeRead<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T {
+        try await awaitAccess(value, scheduledBy: asyncRead)
+    }
+
+    public func asyncUnsafeRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        connection.asyncChecked(value)
+    }
+
+    public func unsafeReentrantRead<T>(_ value: (Database) throws -> T) throws -> T {
+        try connection.reentrantSync(value)
+    }
+}
