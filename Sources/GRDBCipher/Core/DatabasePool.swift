@@ -53,17 +53,31 @@ public final class DatabasePool: DatabaseWriter {
                 throw DatabaseError(resultCode: .SQLITE_ERROR, message: "could not activate the WAL mode at path: \(path)")
             }
         }
-        var readerConfiguration = configuration
-        readerConfiguration.readonly = true
-        readers = ReaderPool(maximumCount: configuration.maximumReaderCount) { [keyCache] index in
-            let label = "\(label).reader.\(index)"
+        readers = ReaderPool(maximumCount: configuration.maximumReaderCount) { [configuration, keyCache] index in
+            try Self.openReadOnlyConnection(
+                path: path, configuration: configuration, label: "\(label).reader.\(index)", keyCache: keyCache)
+        }
+    }
+
+    /// Opens a read-only connection, keyed from the key cache when it knows the passphrase.
+    private static func openReadOnlyConnection(
+        path: String,
+        configuration: Configuration,
+        label: String,
+        keyCache: PoolKeyCache?) throws -> SerializedDatabase
+    {
+        var configuration = configuration
+        configuration.readonly = true
+        do {
+            return try SerializedDatabase(path: path, configuration: configuration, label: label, keyCache: keyCache)
+        } catch is CachedKeyRejected {
+            // The file no longer opens with the cached key (replaced by another process, say):
+            // forget it, and derive again from the passphrase.
+            keyCache?.wipeKey()
             do {
-                return try SerializedDatabase(path: path, configuration: readerConfiguration, label: label, keyCache: keyCache)
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB && keyCache?.isFilled == true {
-                // The file no longer opens with the cached key (replaced by another process,
-                // say): forget it, and derive again.
-                keyCache?.wipeKey()
-                return try SerializedDatabase(path: path, configuration: readerConfiguration, label: label, keyCache: keyCache)
+                return try SerializedDatabase(path: path, configuration: configuration, label: label, keyCache: keyCache)
+            } catch let rejected as CachedKeyRejected {
+                throw rejected.error
             }
         }
     }
@@ -300,11 +314,9 @@ public final class DatabasePool: DatabaseWriter {
     /// let count = try snapshot.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player") }
     /// ```
     public func makeSnapshot() throws -> DatabaseSnapshot {
-        var configuration = self.configuration
-        configuration.readonly = true
         let label = (configuration.label ?? "GRDBCipher.DatabasePool") + ".snapshot"
-        return try DatabaseSnapshot(
-            connection: SerializedDatabase(path: path, configuration: configuration, label: label, keyCache: keyCache))
+        return try DatabaseSnapshot(connection: Self.openReadOnlyConnection(
+            path: path, configuration: configuration, label: label, keyCache: keyCache))
     }
 }
 

@@ -42,7 +42,11 @@ final class SerializedDatabase: @unchecked Sendable {
         db.keyCache = keyCache
         do {
             try queue.sync {
-                try db.setUp()
+                do {
+                    try db.setUp()
+                } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB && db.usedCachedKey {
+                    throw CachedKeyRejected(error: error)
+                }
                 db.teachKeyCacheIfNeeded()
             }
         } catch {
@@ -151,6 +155,12 @@ final class SerializedDatabase: @unchecked Sendable {
             preconditionFailure("A transaction has been left opened at the end of a database access")
         }
     }
+}
+
+/// A pool connection keyed from the pool's key cache did not open: the file no longer takes
+/// that key (it was replaced, or re-keyed by another process).
+struct CachedKeyRejected: Error {
+    var error: DatabaseError
 }
 
 // MARK: - Writer accesses, shared by DatabaseQueue and DatabasePool
