@@ -6,7 +6,7 @@ ifeq ($(CI),true)
 SWIFT_FLAGS += -Xswiftc -warnings-as-errors
 endif
 
-.PHONY: deps build test test-plain test-encrypted demo clean fixtures
+.PHONY: deps build test test-plain test-encrypted demo clean fixtures bench
 
 deps:
 	@./scripts/deps.sh
@@ -36,3 +36,7 @@ clean:
 # Regenerates Fixtures/ with the sqlcipher command-line tool (see Fixtures/fixtures.json).
 fixtures: deps
 	python3 Fixtures/generate.py
+
+# Benchmarks (release build), in the sibling Benchmarks/ package.
+bench: deps
+	cd Benchmarks && $(SWIFT) run -c release PoolBenchmark
