@@ -72,6 +72,18 @@ extension Database {
             }
         }
 
+        // cipher_integrity_check reads the database file itself: in the WAL mode, pages still in
+        // the WAL would look damaged. Fold the WAL first; if another connection keeps it from
+        // folding completely, skip that check (the verification below still catches a re-key
+        // that SQLCipher did not complete).
+        var fileIsComplete = true
+        if try String.fetchOne(self, sql: "PRAGMA main.journal_mode")?.lowercased() == "wal" {
+            var logFrames: CInt = 0
+            var checkpointedFrames: CInt = 0
+            let code = sqlite3_wal_checkpoint_v2(handle, "main", SQLITE_CHECKPOINT_TRUNCATE, &logFrames, &checkpointedFrames)
+            fileIsComplete = code == SQLITE_OK && logFrames == checkpointedFrames
+        }
+
         do {
             try executeInternal("BEGIN EXCLUSIVE TRANSACTION")
         } catch let error as DatabaseError {
@@ -79,12 +91,14 @@ extension Database {
         }
         // SQLCipher stops a re-key at the first page it cannot decrypt, and reports success.
         // Look for damage first, while the exclusive lock keeps the file as it is.
-        let damage: [String]
-        do {
-            damage = try String.fetchAll(self, sql: "PRAGMA main.cipher_integrity_check")
-                .filter { !$0.hasPrefix("HMAC is not enabled") }
-        } catch let error as DatabaseError {
-            damage = [error.message ?? "unreadable"]
+        var damage: [String] = []
+        if fileIsComplete {
+            do {
+                damage = try String.fetchAll(self, sql: "PRAGMA main.cipher_integrity_check")
+                    .filter { !$0.hasPrefix("HMAC is not enabled") }
+            } catch let error as DatabaseError {
+                damage = [error.message ?? "unreadable"]
+            }
         }
         if !damage.isEmpty {
             try? rollback()

@@ -95,4 +95,40 @@ struct GuideTests {
             #expect(db.cipherFipsStatus != nil)
         }
     }
+
+    /// "With a DatabasePool" and "Encrypted pools derive the key once".
+    @Test func theGuideWithAPool() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("guide-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("pool.sqlite").path
+        final class Store: @unchecked Sendable {
+            let lock = NSLock()
+            var passphrase = "old passphrase"
+            func current() -> String { lock.withLock { passphrase } }
+        }
+        let store = Store()
+        var config = Configuration()
+        config.prepareDatabase { db in try db.usePassphrase(store.current()) }
+        let dbPool = try DatabasePool(path: path, configuration: config)
+        try dbPool.write { try $0.execute(sql: "CREATE TABLE note(text TEXT); INSERT INTO note VALUES ('hello')") }
+        _ = try dbPool.read { try String.fetchAll($0, sql: "SELECT text FROM note") }
+
+        try dbPool.barrierWriteWithoutTransaction { db in
+            try db.changePassphrase("new passphrase")
+            dbPool.invalidateReadOnlyConnections()
+        }
+        store.lock.withLock { store.passphrase = "new passphrase" }
+        #expect(try dbPool.read { try String.fetchAll($0, sql: "SELECT text FROM note") } == ["hello"])
+
+        try dbPool.changePassphrase("newer passphrase")
+        store.lock.withLock { store.passphrase = "newer passphrase" }
+        #expect(try dbPool.read { try String.fetchAll($0, sql: "SELECT text FROM note") } == ["hello"])
+        try dbPool.close()
+
+        var noCache = config
+        noCache.derivesPoolKeyOnce = false
+        let plainPool = try DatabasePool(path: path, configuration: noCache)
+        #expect(try plainPool.read { try String.fetchAll($0, sql: "SELECT text FROM note") } == ["hello"])
+    }
 }
