@@ -220,7 +220,8 @@ public final class Database {
 
     /// Whether the connection is inside a transaction.
     public var isInsideTransaction: Bool {
-        sqlite3_get_autocommit(handle) == 0
+        guard let sqliteConnection else { return false } // closed
+        return sqlite3_get_autocommit(sqliteConnection) == 0
     }
 
 

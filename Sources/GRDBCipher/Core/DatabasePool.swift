@@ -233,7 +233,7 @@ public final class DatabasePool: DatabaseWriter {
     public func barrierWriteWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
         preconditionNotReentrant()
         return try readers.barrier {
-            try writer.writeWithoutTransaction(updates)
+            try writer.checkedWriteWithoutTransaction(updates)
         }
     }
 
@@ -241,8 +241,8 @@ public final class DatabasePool: DatabaseWriter {
         DispatchQueue.global(qos: configuration.qos.qosClass).async { [readers, writer] in
             readers.barrier {
                 do {
-                    try writer.checkNotClosed()
-                    writer.sync { db in
+                    // Throws only when the pool is closed: `updates` does not throw.
+                    try writer.sync { db in
                         updates(.success(db))
                         writer.preconditionNoUnsafeTransactionLeft(db)
                     }

@@ -118,7 +118,7 @@ public final class DatabaseQueue: DatabaseWriter {
 
     /// Same as ``writeWithoutTransaction(_:)``: a queue has no concurrent reads.
     public func barrierWriteWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
-        try writeWithoutTransaction(updates)
+        try writer.checkedWriteWithoutTransaction(updates)
     }
 
     public func asyncBarrierWriteWithoutTransaction(_ updates: @escaping @Sendable (Result<Database, any Error>) -> Void) {

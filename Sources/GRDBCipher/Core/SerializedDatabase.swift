@@ -69,8 +69,9 @@ final class SerializedDatabase: @unchecked Sendable {
         DispatchQueue.getSpecific(key: queueKey) != nil
     }
 
-    /// Runs `block` on the queue. Calling it from the queue is a programmer error.
-    func sync<T>(_ block: (Database) throws -> T) rethrows -> T {
+    /// Runs `block` on the queue; throws SQLITE_MISUSE without running it once the connection
+    /// is closed. Calling it from the queue is a programmer error.
+    func sync<T>(_ block: (Database) throws -> T) throws -> T {
         precondition(!onQueue, "Database methods are not reentrant.")
         return try queue.sync {
             try preconditionOpen()
@@ -78,12 +79,21 @@ final class SerializedDatabase: @unchecked Sendable {
         }
     }
 
-    /// Runs `block` on the queue, or right away when already on it.
+    /// Runs `block` on the queue, even once the connection is closed: then its statements throw
+    /// SQLITE_MISUSE. For GRDB's `rethrows` access methods, which may only throw what `block`
+    /// throws.
+    func rethrowingSync<T>(_ block: (Database) throws -> T) rethrows -> T {
+        precondition(!onQueue, "Database methods are not reentrant.")
+        return try queue.sync { try block(db) }
+    }
+
+    /// Runs `block` on the queue, or right away when already on it (closed or not, as
+    /// ``rethrowingSync(_:)``).
     func reentrantSync<T>(_ block: (Database) throws -> T) rethrows -> T {
         if onQueue {
             return try block(db)
         }
-        return try sync(block)
+        return try rethrowingSync(block)
     }
 
     /// Runs `block` on the queue, later.
@@ -112,11 +122,6 @@ final class SerializedDatabase: @unchecked Sendable {
         if isClosed {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "Connection is closed")
         }
-    }
-
-    /// Throws SQLITE_MISUSE if the connection was closed.
-    func checkNotClosed() throws {
-        try preconditionOpen()
     }
 
     /// Interrupts the statement that runs, if any. Safe from any thread.
@@ -169,6 +174,16 @@ extension SerializedDatabase {
     /// Runs `updates` outside of any transaction; a transaction left open is a programmer error
     /// unless the configuration allows it.
     func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) rethrows -> T {
+        // GRDB's `rethrows` signature: once closed, `updates` runs and its statements throw.
+        try rethrowingSync { db in
+            defer { preconditionNoUnsafeTransactionLeft(db) }
+            return try updates(db)
+        }
+    }
+
+    /// Same as ``writeWithoutTransaction(_:)``, for the access methods that throw: SQLITE_MISUSE
+    /// once the connection is closed.
+    func checkedWriteWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
         try sync { db in
             defer { preconditionNoUnsafeTransactionLeft(db) }
             return try updates(db)

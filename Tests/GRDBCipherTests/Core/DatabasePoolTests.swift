@@ -220,6 +220,8 @@ struct DatabasePoolTests {
         try dbPool.close() // idempotent
         expectDatabaseError(.SQLITE_MISUSE) { _ = try dbPool.read { _ in 1 } }
         expectDatabaseError(.SQLITE_MISUSE) { try dbPool.write { try $0.execute(sql: "DELETE FROM t") } }
+        #expect(dbPool.writeWithoutTransaction { _ in 3 } == 3) // rethrows: nothing to throw
+        expectDatabaseError(.SQLITE_MISUSE) { try dbPool.barrierWriteWithoutTransaction { _ in } }
     }
 
     @Test func asyncAccesses() async throws {

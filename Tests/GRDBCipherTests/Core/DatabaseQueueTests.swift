@@ -103,6 +103,16 @@ struct DatabaseQueueTests {
         expectDatabaseError(.SQLITE_MISUSE) {
             try test.dbQueue.read { _ in }
         }
+        // GRDB's `rethrows` methods can only throw what their closure throws: the closure runs,
+        // and its statements throw.
+        expectDatabaseError(.SQLITE_MISUSE) {
+            try test.dbQueue.writeWithoutTransaction { try $0.execute(sql: "SELECT 1") }
+        }
+        expectDatabaseError(.SQLITE_MISUSE) {
+            try test.dbQueue.write { try $0.execute(sql: "SELECT 1") }
+        }
+        let value = test.dbQueue.writeWithoutTransaction { db in db.isInsideTransaction ? 1 : 2 }
+        #expect(value == 2)
     }
 
     @Test func unsafeReentrantMethodsNest() throws {
