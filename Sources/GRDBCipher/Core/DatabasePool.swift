@@ -288,19 +288,20 @@ public final class DatabasePool: DatabaseWriter {
     /// (unless ``Configuration/persistentReadOnlyConnections``).
     public func releaseMemory() {
         writer.reentrantSync { $0.releaseMemory() }
-        if configuration.persistentReadOnlyConnections {
-            readers.forEachIdleReader { reader in reader.reentrantSync { $0.releaseMemory() } }
-        } else {
-            readers.invalidate()
-        }
+        releaseReadersMemory { reader in reader.reentrantSync { $0.releaseMemory() } }
     }
 
     /// Frees memory like ``releaseMemory()``, without blocking: the writer releases its caches
     /// once its current work is done.
     public func releaseMemoryEventually() {
         writer.async { $0.releaseMemory() }
+        releaseReadersMemory { reader in reader.async { $0.releaseMemory() } }
+    }
+
+    /// Closes the idle readers, or, when they are persistent, has `release` free their caches.
+    private func releaseReadersMemory(_ release: (SerializedDatabase) -> Void) {
         if configuration.persistentReadOnlyConnections {
-            readers.forEachIdleReader { reader in reader.async { $0.releaseMemory() } }
+            readers.forEachIdleReader(release)
         } else {
             readers.invalidate()
         }

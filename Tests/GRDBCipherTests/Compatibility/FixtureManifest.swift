@@ -160,6 +160,13 @@ struct FixtureManifest: Decodable, Sendable {
     }()
 }
 
+/// Expects docs/Compatibility.md to contain `table`, a table the suite proves.
+func expectCompatibilityDocsContain(_ table: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let docs = FixtureManifest.directory.deletingLastPathComponent().appendingPathComponent("docs/Compatibility.md")
+    let text = try String(contentsOf: docs, encoding: .utf8)
+    #expect(text.contains(table), "docs/Compatibility.md must contain:\n\(table)", sourceLocation: sourceLocation)
+}
+
 struct FixtureError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
