@@ -101,7 +101,7 @@ public final class DatabasePool: DatabaseWriter {
     }
 
     private func preconditionNotReentrant() {
-        precondition(!writer.onQueue && readers.currentReader == nil, "Database methods are not reentrant.")
+        precondition(!writer.onQueue && !readers.onReaderQueue, "Database methods are not reentrant.")
     }
 
     // MARK: - Reading

@@ -8,6 +8,8 @@ final class ReaderPool: @unchecked Sendable {
     private let condition = NSCondition()
     private let maximumCount: Int
     private let makeReader: (Int) throws -> SerializedDatabase
+    /// Set on every reader's queue: tells, without a lock, whether a thread runs on one.
+    private let readerQueueKey = DispatchSpecificKey<Void>()
     private var idle: [SerializedDatabase] = []
     /// Every open reader, idle or in use, to find the one the current thread runs on.
     private var open: [ObjectIdentifier: SerializedDatabase] = [:]
@@ -64,6 +66,7 @@ final class ReaderPool: @unchecked Sendable {
         condition.unlock()
         do {
             let reader = try makeReader(index)
+            reader.queue.setSpecific(key: readerQueueKey, value: ())
             condition.lock()
             pendingOpens -= 1
             open[ObjectIdentifier(reader)] = reader
@@ -123,9 +126,14 @@ final class ReaderPool: @unchecked Sendable {
         return Array(open.values)
     }
 
+    /// Whether the current thread runs on a reader's queue.
+    var onReaderQueue: Bool {
+        DispatchQueue.getSpecific(key: readerQueueKey) != nil
+    }
+
     /// The reader whose queue the current thread runs on, if any.
     var currentReader: SerializedDatabase? {
-        allReaders.first { $0.onQueue }
+        onReaderQueue ? allReaders.first { $0.onQueue } : nil
     }
 
     /// Closes the idle readers; readers in use are closed when they are released. New reads

@@ -181,6 +181,17 @@ struct DatabasePoolTests {
         }
     }
 
+    @Test func accessesAreNotReentrant() async {
+        await #expect(processExitsWith: .failure) {
+            let test = try TestPool()
+            try test.dbPool.read { _ in _ = try test.dbPool.read { _ in 1 } }
+        }
+        await #expect(processExitsWith: .failure) {
+            let test = try TestPool()
+            try test.dbPool.write { _ in _ = try test.dbPool.read { _ in 1 } }
+        }
+    }
+
     @Test func invalidatedReadersAreReopened() throws {
         let opened = Counter()
         var config = Configuration()
