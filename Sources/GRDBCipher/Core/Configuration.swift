@@ -38,8 +38,10 @@ public struct Configuration: Sendable {
     /// Default: ``Database/BusyMode/immediateError``.
     public var busyMode: Database.BusyMode = .immediateError
 
-    /// The transaction kind of `write` and `inTransaction` when none is given. Default: deferred.
-    public var defaultTransactionKind: Database.TransactionKind = .deferred
+    /// The transaction kind of `write` and `inTransaction` when none is given. Default:
+    /// immediate, as GRDB opens write transactions: the write lock is taken at `BEGIN`, so that a
+    /// write never fails half-way for lack of it. Reads use deferred transactions.
+    public var defaultTransactionKind: Database.TransactionKind = .immediate
 
     /// Whether a transaction may be left open at the end of a database access. Default: false.
     public var allowsUnsafeTransactions = false

@@ -124,6 +124,11 @@ extension Database {
 
     func setUpBusyMode() throws {
         switch configuration.busyMode {
+        case .immediateError where isPoolConnection:
+            // The connections of one pool never wait for each other's transactions, but SQLite
+            // may hold a WAL lock for an instant (a reader checking the WAL index while the
+            // writer commits): wait that long instead of failing with SQLITE_BUSY.
+            sqlite3_busy_timeout(handle, 100)
         case .immediateError:
             break
         case .timeout(let seconds):

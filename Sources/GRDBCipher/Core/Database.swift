@@ -35,6 +35,8 @@ public final class Database {
 
     /// A copy of the key while the connection opens, for the diagnosis of error 26.
     var keyForDiagnosis: DiagnosisKey?
+    /// Whether the connection belongs to a ``DatabasePool``.
+    var isPoolConnection = false
     /// The key cache of the pool this connection belongs to, if any.
     var keyCache: PoolKeyCache?
     /// A copy of the passphrase this connection was keyed with, kept until the pool's key cache

@@ -45,7 +45,7 @@ public final class DatabasePool: DatabaseWriter {
         self.keyCache = keyCache
         writer = try SerializedDatabase(
             path: path, configuration: configuration, label: "\(label).writer",
-            targetQueue: configuration.writeTargetQueue, keyCache: keyCache)
+            targetQueue: configuration.writeTargetQueue, pool: true, keyCache: keyCache)
         if !configuration.readonly {
             let mode = try writer.sync { db in try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") }
             guard mode?.lowercased() == "wal" else {
@@ -68,14 +68,16 @@ public final class DatabasePool: DatabaseWriter {
     {
         var configuration = configuration
         configuration.readonly = true
+        // SQLite refuses IMMEDIATE and EXCLUSIVE transactions on read-only connections.
+        configuration.defaultTransactionKind = .deferred
         do {
-            return try SerializedDatabase(path: path, configuration: configuration, label: label, keyCache: keyCache)
+            return try SerializedDatabase(path: path, configuration: configuration, label: label, pool: true, keyCache: keyCache)
         } catch is CachedKeyRejected {
             // The file no longer opens with the cached key (replaced by another process, say):
             // forget it, and derive again from the passphrase.
             keyCache?.wipeKey()
             do {
-                return try SerializedDatabase(path: path, configuration: configuration, label: label, keyCache: keyCache)
+                return try SerializedDatabase(path: path, configuration: configuration, label: label, pool: true, keyCache: keyCache)
             } catch let rejected as CachedKeyRejected {
                 throw rejected.error
             }

@@ -186,16 +186,26 @@ private final class AccessCancellation: @unchecked Sendable {
     }
 
     /// Marks the access as running in `db`; false if it was cancelled already.
+    ///
+    /// `sqlite3_interrupt` only stops the statements that run when it is called: SQLite forgets
+    /// it when a statement starts while none runs. A progress handler, for the duration of the
+    /// access, stops the statements that start after the cancellation too.
     func start(_ db: Database) -> Bool {
         lock.withLock {
             if cancelled { return false }
             running = db.sqliteConnection
+            sqlite3_progress_handler(running, 1000, { context in
+                Unmanaged<AccessCancellation>.fromOpaque(context!).takeUnretainedValue().isCancelled ? 1 : 0
+            }, Unmanaged.passUnretained(self).toOpaque())
             return true
         }
     }
 
     func end() {
-        lock.withLock { running = nil }
+        lock.withLock {
+            sqlite3_progress_handler(running, 0, nil, nil)
+            running = nil
+        }
     }
 
     /// Cancels the access, and interrupts it if it runs. The lock makes sure the interrupt does

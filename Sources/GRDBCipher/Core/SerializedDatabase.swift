@@ -20,6 +20,7 @@ final class SerializedDatabase: @unchecked Sendable {
 
     /// Opens a connection and runs its setup on its queue.
     ///
+    /// - parameter pool: whether the connection belongs to a ``DatabasePool``.
     /// - parameter keyCache: the key cache of the pool the connection belongs to: the connection
     ///   is keyed from it when it knows the passphrase, and teaches it otherwise.
     init(
@@ -27,6 +28,7 @@ final class SerializedDatabase: @unchecked Sendable {
         configuration: Configuration,
         label: String,
         targetQueue: DispatchQueue? = nil,
+        pool: Bool = false,
         keyCache: PoolKeyCache? = nil) throws
     {
         self.path = path
@@ -39,6 +41,7 @@ final class SerializedDatabase: @unchecked Sendable {
         interruptHandle = db.sqliteConnection
         let key = queueKey
         db.accessValidator = { DispatchQueue.getSpecific(key: key) != nil }
+        db.isPoolConnection = pool
         db.keyCache = keyCache
         do {
             try queue.sync {

@@ -11,7 +11,7 @@ struct ConfigurationTests {
         #expect(config.label == nil)
         #expect(!config.publicStatementArguments)
         #expect(!config.acceptsDoubleQuotedStringLiterals)
-        #expect(config.defaultTransactionKind == .deferred)
+        #expect(config.defaultTransactionKind == .immediate)
         #expect(!config.allowsUnsafeTransactions)
         #expect(config.maximumReaderCount == 5)
         #expect(config.journalMode == .default)

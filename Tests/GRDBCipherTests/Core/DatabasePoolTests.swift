@@ -45,6 +45,12 @@ struct DatabasePoolTests {
             try dbPool.read { try $0.execute(sql: "INSERT INTO player(name) VALUES ('Barbara')") }
         }
         try dbPool.unsafeRead { db in #expect(!db.isInsideTransaction) }
+        // Writes take the write lock at BEGIN; read-only connections use deferred transactions.
+        let recorder = SQLRecorder()
+        dbPool.writeWithoutTransaction { recorder.record($0) }
+        try dbPool.write { try $0.execute(sql: "DELETE FROM player WHERE id = 0") }
+        #expect(recorder.sql.first == "BEGIN IMMEDIATE TRANSACTION")
+        try dbPool.unsafeRead { db in try db.inTransaction { .commit } }
     }
 
     @Test func genericCodeWorksWithQueuesAndPools() throws {
@@ -190,6 +196,37 @@ struct DatabasePoolTests {
             let test = try TestPool()
             try test.dbPool.write { _ in _ = try test.dbPool.read { _ in 1 } }
         }
+    }
+
+    @Test func poolConnectionsWaitAnInstantForLocks() throws {
+        // With the default busy mode (immediate error), a pool waits up to 100 ms for a lock,
+        // so that an instant WAL lock never fails a write; a longer lock still does.
+        let test = try TestPool()
+        let dbPool = test.dbPool
+        try dbPool.write { try $0.execute(sql: "CREATE TABLE t(a)") }
+        let other = try DatabaseQueue(path: test.path, configuration: TestDatabase.configure(Configuration()))
+        func holdWriteLock(for seconds: Double) -> DispatchGroup {
+            let group = DispatchGroup()
+            let locked = DispatchSemaphore(value: 0)
+            group.enter()
+            Thread {
+                try? other.inTransaction(.immediate) { _ in
+                    locked.signal()
+                    Thread.sleep(forTimeInterval: seconds)
+                    return .commit
+                }
+                group.leave()
+            }.start()
+            locked.wait()
+            return group
+        }
+        var group = holdWriteLock(for: 0.02)
+        try dbPool.write { try $0.execute(sql: "INSERT INTO t VALUES (1)") }
+        group.wait()
+        group = holdWriteLock(for: 0.5)
+        expectDatabaseError(.SQLITE_BUSY) { try dbPool.write { try $0.execute(sql: "INSERT INTO t VALUES (2)") } }
+        group.wait()
+        #expect(try dbPool.read { try Int.fetchAll($0, sql: "SELECT a FROM t") } == [1])
     }
 
     @Test func invalidatedReadersAreReopened() throws {

@@ -29,7 +29,7 @@ struct DatabaseQueueTests {
                 throw Failure()
             }
         }
-        #expect(recorder.sql == ["BEGIN DEFERRED TRANSACTION", "INSERT INTO t VALUES (1)", "ROLLBACK TRANSACTION"])
+        #expect(recorder.sql == ["BEGIN IMMEDIATE TRANSACTION", "INSERT INTO t VALUES (1)", "ROLLBACK TRANSACTION"])
         #expect(try test.dbQueue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM t") } == 0)
     }
 

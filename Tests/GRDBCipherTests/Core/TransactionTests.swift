@@ -30,7 +30,7 @@ struct TransactionTests {
         }
         #expect(try values(test.dbQueue) == [1])
         #expect(recorder.sql.filter { !$0.hasPrefix("PRAGMA") && !$0.hasPrefix("SELECT") } == [
-            "BEGIN DEFERRED TRANSACTION", "INSERT INTO t VALUES (1)", "COMMIT TRANSACTION",
+            "BEGIN IMMEDIATE TRANSACTION", "INSERT INTO t VALUES (1)", "COMMIT TRANSACTION",
             "BEGIN IMMEDIATE TRANSACTION", "INSERT INTO t VALUES (2)", "ROLLBACK TRANSACTION",
         ])
     }
@@ -86,7 +86,7 @@ struct TransactionTests {
                 return .commit
             }
         }
-        #expect(recorder.sql == ["BEGIN DEFERRED TRANSACTION", "INSERT INTO t VALUES (1)", "COMMIT TRANSACTION"])
+        #expect(recorder.sql == ["BEGIN IMMEDIATE TRANSACTION", "INSERT INTO t VALUES (1)", "COMMIT TRANSACTION"])
         #expect(try values(test.dbQueue) == [1])
     }
 
