@@ -324,7 +324,7 @@ public final class Database {
 
     /// Steps a statement until it is done.
     func executeSteps(of statement: Statement) throws {
-        if !statement.isReadonly { transactionHasWrites = true }
+        if statement.writesData { transactionHasWrites = true }
         let sqliteStatement = statement.sqliteStatement
         while true {
             let code = sqlite3_step(sqliteStatement)

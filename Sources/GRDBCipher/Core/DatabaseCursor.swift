@@ -22,7 +22,7 @@ final class StatementStepper {
         self.statement = statement
         self.sqliteStatement = statement.sqliteStatement
         statement.isIterating = true
-        if !statement.isReadonly { statement.database.transactionHasWrites = true }
+        if statement.writesData { statement.database.transactionHasWrites = true }
     }
 
     deinit {

@@ -30,6 +30,10 @@ public final class Statement {
     /// Whether the statement does not write to the database.
     public let isReadonly: Bool
 
+    /// Whether running the statement changes the database's content: not read-only, and not one
+    /// that only manages transactions (`BEGIN IMMEDIATE` is not read-only for SQLite).
+    let writesData: Bool
+
     /// The arguments currently bound.
     private var boundArguments = StatementArguments()
 
@@ -51,7 +55,9 @@ public final class Statement {
             }
         }
         parameterNames = names
-        isReadonly = sqlite3_stmt_readonly(sqliteStatement) != 0
+        let isReadonly = sqlite3_stmt_readonly(sqliteStatement) != 0
+        self.isReadonly = isReadonly
+        writesData = !isReadonly && !Self.transactionControlKeywords.contains(StatementCompiler.firstKeyword(sql))
         let columnCount = Int(sqlite3_column_count(sqliteStatement))
         self.columnCount = columnCount
         let columnNames = (0..<CInt(columnCount)).map {
@@ -207,4 +213,9 @@ private extension String {
     func equalsIgnoringCase(_ other: String) -> Bool {
         lowercased() == other.lowercased()
     }
+}
+
+extension Statement {
+    /// The first keywords of the statements that manage transactions.
+    static let transactionControlKeywords: Set<String> = ["BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE"]
 }

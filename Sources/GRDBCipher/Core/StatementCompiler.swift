@@ -177,10 +177,8 @@ struct StatementCompiler {
     }
 
     /// Statements that manage transactions, or that SQLite refuses inside one.
-    private static let transactionSensitiveKeywords: Set<String> = [
-        "BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE",
-        "VACUUM", "ATTACH", "DETACH", "PRAGMA",
-    ]
+    private static let transactionSensitiveKeywords = Statement.transactionControlKeywords
+        .union(["VACUUM", "ATTACH", "DETACH", "PRAGMA"])
 
     static func canRunInSavepoint(_ statementSQL: String) -> Bool {
         !transactionSensitiveKeywords.contains(firstKeyword(statementSQL))
