@@ -73,6 +73,11 @@ final class SQLRecorder: @unchecked Sendable {
         return _sql
     }
 
+    /// The SQL, without the schema queries (pragmas) of the schema cache and commits.
+    var dataSQL: [String] {
+        sql.filter { !$0.hasPrefix("PRAGMA") && !$0.contains("FROM pragma_") && !$0.hasPrefix("COMMIT") }
+    }
+
     func record(_ db: Database) {
         db.trace { event in
             self.lock.lock(); defer { self.lock.unlock() }

@@ -53,3 +53,8 @@ extension Row {
         self[column.name]
     }
 }
+
+extension ColumnExpression where Self: RawRepresentable, RawValue == String {
+    /// The raw value: `enum Columns: String, ColumnExpression { case id, name }`.
+    public var name: String { rawValue }
+}

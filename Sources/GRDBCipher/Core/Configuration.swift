@@ -80,6 +80,10 @@ public struct Configuration: Sendable {
     var setUpFunctions: [@Sendable (Database) throws -> Void] = []
 
     /// Creates the default configuration.
+    /// The clock of ``Database/transactionDate`` (default: the current date, read once per
+    /// transaction).
+    public var transactionClock: any TransactionClock = DefaultTransactionClock()
+
     public init() {}
 
     /// Adds a function that runs on every new connection, before it is used. This is where a

@@ -49,6 +49,16 @@ public final class Database {
     /// rollback hooks).
     var transactionHasWrites = false
 
+    /// Table information (primary keys, columns, indexes), read from the schema once.
+    var schemaCache = SchemaCache()
+
+    /// The date of the current transaction, once asked for (see ``transactionDate``).
+    var currentTransactionDate: Date?
+
+    /// Recently used persistence statements (INSERT, UPDATE… built by records), searched
+    /// before any SQL is generated.
+    var persistenceStatements = PersistenceStatementCache()
+
     /// Set by the serialized database while an access closure runs.
     var accessValidator: (() -> Bool)?
 
@@ -88,6 +98,7 @@ public final class Database {
     deinit {
         if let sqliteConnection {
             statementCache.removeAll()
+            persistenceStatements.removeAll()
             removeHooks(sqliteConnection)
             sqlite3_close_v2(sqliteConnection)
         }
@@ -168,11 +179,17 @@ public final class Database {
     private func installTransactionHooks() {
         let context = Unmanaged.passUnretained(self).toOpaque()
         sqlite3_commit_hook(handle, { context in
-            Unmanaged<Database>.fromOpaque(context!).takeUnretainedValue().transactionHasWrites = false
+            let db = Unmanaged<Database>.fromOpaque(context!).takeUnretainedValue()
+            db.transactionHasWrites = false
+            db.currentTransactionDate = nil
             return 0
         }, context)
         sqlite3_rollback_hook(handle, { context in
-            Unmanaged<Database>.fromOpaque(context!).takeUnretainedValue().transactionHasWrites = false
+            let db = Unmanaged<Database>.fromOpaque(context!).takeUnretainedValue()
+            db.transactionHasWrites = false
+            db.currentTransactionDate = nil
+            // A rolled back transaction may have created or dropped tables.
+            db.clearSchemaCache()
         }, context)
     }
 
@@ -182,6 +199,7 @@ public final class Database {
         discardPassphraseToLearn()
         guard let sqliteConnection else { return }
         statementCache.removeAll()
+        persistenceStatements.removeAll()
         removeHooks(sqliteConnection)
         let code = sqlite3_close(sqliteConnection)
         if code != SQLITE_OK {
@@ -292,6 +310,7 @@ public final class Database {
     /// Empties the statement cache.
     func clearStatementCache() {
         statementCache.removeAll()
+        persistenceStatements.removeAll()
     }
 
     /// Executes one or several SQL statements, separated by semicolons.
@@ -326,6 +345,7 @@ public final class Database {
     func executeSteps(of statement: Statement) throws {
         if statement.writesData { transactionHasWrites = true }
         let sqliteStatement = statement.sqliteStatement
+        defer { if !statement.effects.isEmpty { noticeEffects(of: statement) } }
         while true {
             let code = sqlite3_step(sqliteStatement)
             if code == SQLITE_ROW { continue }
@@ -337,6 +357,30 @@ public final class Database {
             statement.reset()
             throw error
         }
+    }
+
+    /// Forgets what a statement that ran made stale: the schema after CREATE, DROP, ALTER or
+    /// ROLLBACK; the transaction date at a transaction boundary.
+    func noticeEffects(of statement: Statement) {
+        let effects = statement.effects
+        if !effects.isDisjoint(with: [.schemaChange, .rollback]) {
+            clearSchemaCache()
+        }
+        if effects.contains(.transactionBoundary) {
+            currentTransactionDate = nil
+        }
+    }
+
+    /// Forgets the schema, and the persistence statements built from it.
+    func clearSchemaCache() {
+        schemaCache.clear()
+        persistenceStatements.removeAll()
+    }
+
+    /// Called when an access closure starts: the schema may have been changed by another
+    /// connection since the last access, so the next schema lookup checks `schema_version`.
+    func beginAccess() {
+        schemaCache.needsVersionCheck = true
     }
 
     // MARK: - Read-only sections
@@ -361,6 +405,7 @@ public final class Database {
     public func releaseMemory() {
         sqlite3_db_release_memory(handle)
         statementCache = statementCache.filter { $0.value.isIterating }
+        clearSchemaCache()
     }
 }
 

@@ -33,6 +33,7 @@ final class StatementStepper {
         if statement.isIterating {
             statement.isIterating = false
             statement.reset()
+            if !statement.effects.isEmpty { statement.database.noticeEffects(of: statement) }
         }
     }
 
@@ -41,7 +42,10 @@ final class StatementStepper {
     func step() throws -> Bool {
         if done { return false }
         let code = sqlite3_step(sqliteStatement)
-        if code == SQLITE_ROW { return true }
+        if code == SQLITE_ROW {
+            statement.lookupOrdinal = 0
+            return true
+        }
         done = true
         let error = code == SQLITE_DONE ? nil : statement.stepError(code)
         finish()

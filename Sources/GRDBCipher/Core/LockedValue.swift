@@ -22,4 +22,18 @@ final class LockedValue<Value>: @unchecked Sendable {
         defer { lock.unlock() }
         value = newValue
     }
+
+    /// Changes the value under the lock.
+    func update<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+
+    /// Reads part of the value under the lock.
+    func read<T>(_ body: (Value) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(value)
+    }
 }

@@ -78,6 +78,7 @@ final class SerializedDatabase: @unchecked Sendable {
         precondition(!onQueue, "Database methods are not reentrant.")
         return try queue.sync {
             try preconditionOpen()
+            db.beginAccess()
             return try block(db)
         }
     }
@@ -87,7 +88,10 @@ final class SerializedDatabase: @unchecked Sendable {
     /// throws.
     func rethrowingSync<T>(_ block: (Database) throws -> T) rethrows -> T {
         precondition(!onQueue, "Database methods are not reentrant.")
-        return try queue.sync { try block(db) }
+        return try queue.sync {
+            db.beginAccess()
+            return try block(db)
+        }
     }
 
     /// Runs `block` on the queue, or right away when already on it (closed or not, as
@@ -102,6 +106,7 @@ final class SerializedDatabase: @unchecked Sendable {
     /// Runs `block` on the queue, later.
     func async(_ block: @escaping @Sendable (Database) -> Void) {
         queue.async { [self] in
+            db.beginAccess()
             block(db)
         }
     }
@@ -115,6 +120,7 @@ final class SerializedDatabase: @unchecked Sendable {
                 block(.failure(error))
                 return
             }
+            db.beginAccess()
             block(.success(db))
         }
     }

@@ -34,6 +34,9 @@ public final class Statement {
     /// that only manages transactions (`BEGIN IMMEDIATE` is not read-only for SQLite).
     let writesData: Bool
 
+    /// What running the statement does to the connection's caches (schema, transaction date).
+    let effects: Effects
+
     /// The arguments currently bound.
     private var boundArguments = StatementArguments()
 
@@ -57,7 +60,9 @@ public final class Statement {
         parameterNames = names
         let isReadonly = sqlite3_stmt_readonly(sqliteStatement) != 0
         self.isReadonly = isReadonly
-        writesData = !isReadonly && !Self.transactionControlKeywords.contains(StatementCompiler.firstKeyword(sql))
+        let keyword = StatementCompiler.firstKeyword(sql)
+        writesData = !isReadonly && !Self.transactionControlKeywords.contains(keyword)
+        effects = Effects(firstKeyword: keyword)
         let columnCount = Int(sqlite3_column_count(sqliteStatement))
         self.columnCount = columnCount
         let columnNames = (0..<CInt(columnCount)).map {
@@ -90,6 +95,30 @@ public final class Statement {
 
     /// Returns the index of the leftmost column named `name`, compared case-insensitively.
     public func index(ofColumn name: String) -> Int? {
+        // Records read the same columns in the same order on every row: the Nth lookup of a
+        // row is checked first against the column the Nth lookup of the previous row found.
+        // Equal strings from the same literals compare in one step.
+        let ordinal = lookupOrdinal
+        lookupOrdinal = ordinal &+ 1
+        if ordinal < lookupTrace.count {
+            let guess = lookupTrace[ordinal]
+            if columnNames[guess] == name { return leftmostIndexes[guess] }
+        }
+        guard let index = searchIndex(ofColumn: name) else { return nil }
+        if ordinal < lookupTrace.count {
+            lookupTrace[ordinal] = index
+        } else if ordinal == lookupTrace.count, ordinal < 64 {
+            lookupTrace.append(index)
+        }
+        return index
+    }
+
+    /// The index found by the Nth name lookup of the previous row, by N.
+    private var lookupTrace: [Int] = []
+    /// The number of name lookups since the current row was stepped to.
+    var lookupOrdinal = 0
+
+    private func searchIndex(ofColumn name: String) -> Int? {
         // Few columns: comparing short strings beats hashing them.
         if columnCount <= 16 {
             let names = columnNames
@@ -154,6 +183,16 @@ public final class Statement {
         boundArguments = arguments
     }
 
+    /// Records values bound by a persistence method: errors show arguments only when they are
+    /// public, so the values are kept only then.
+    func recordPersistenceArguments(_ values: some Collection<(any DatabaseValueConvertible)?>) {
+        if database.configuration.publicStatementArguments {
+            boundArguments = StatementArguments(values.map { $0?.databaseValue ?? .null })
+        } else if !boundArguments.isEmpty {
+            boundArguments = StatementArguments()
+        }
+    }
+
     /// Resets the statement so that it can run again, keeping its arguments.
     func reset() {
         sqlite3_reset(sqliteStatement)
@@ -216,6 +255,28 @@ private extension String {
 }
 
 extension Statement {
+    /// Statement effects that invalidate what a connection remembers.
+    struct Effects: OptionSet {
+        let rawValue: UInt8
+        /// CREATE, DROP, ALTER: the schema cache is stale.
+        static let schemaChange = Effects(rawValue: 1)
+        /// BEGIN, COMMIT, END, ROLLBACK: a transaction starts or ends.
+        static let transactionBoundary = Effects(rawValue: 2)
+        /// ROLLBACK (TO): schema changes may be undone.
+        static let rollback = Effects(rawValue: 4)
+
+        init(rawValue: UInt8) { self.rawValue = rawValue }
+
+        init(firstKeyword: String) {
+            switch firstKeyword {
+            case "CREATE", "DROP", "ALTER": self = .schemaChange
+            case "BEGIN", "COMMIT", "END": self = .transactionBoundary
+            case "ROLLBACK": self = [.transactionBoundary, .rollback]
+            default: self = []
+            }
+        }
+    }
+
     /// The first keywords of the statements that manage transactions.
     static let transactionControlKeywords: Set<String> = ["BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE"]
 }

@@ -1,0 +1,338 @@
+import Foundation
+
+/// A type that can encode itself into a database row.
+///
+/// ```swift
+/// struct Player: EncodableRecord {
+///     var id: Int64?
+///     var name: String
+///
+///     func encode(to container: inout PersistenceContainer) {
+///         container["id"] = id
+///         container["name"] = name
+///     }
+/// }
+/// ```
+///
+/// `Encodable` types get `encode(to:)` for free: each property goes in the column named after
+/// its coding key, nested values as JSON text.
+public protocol EncodableRecord {
+    /// Puts the record's values into the container, by column.
+    func encode(to container: inout PersistenceContainer) throws
+
+    /// Contextual information given to `Encodable.encode(to:)`.
+    static var databaseEncodingUserInfo: [CodingUserInfoKey: Any] { get }
+
+    /// The `JSONEncoder` for a column that holds a nested `Encodable` value as JSON.
+    static func databaseJSONEncoder(for column: String) -> JSONEncoder
+
+    /// How `Date` properties encode (default: ``DatabaseDateEncodingStrategy/deferredToDate``).
+    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy
+
+    /// How `Data` properties encode (default: ``DatabaseDataEncodingStrategy/deferredToData``).
+    static func databaseDataEncodingStrategy(for column: String) -> DatabaseDataEncodingStrategy
+
+    /// How `UUID` properties encode (default: ``DatabaseUUIDEncodingStrategy/deferredToUUID``).
+    static func databaseUUIDEncodingStrategy(for column: String) -> DatabaseUUIDEncodingStrategy
+
+    /// How coding keys become column names (default: ``DatabaseColumnEncodingStrategy/useDefaultKeys``).
+    static var databaseColumnEncodingStrategy: DatabaseColumnEncodingStrategy { get }
+}
+
+extension EncodableRecord {
+    public static var databaseEncodingUserInfo: [CodingUserInfoKey: Any] { [:] }
+
+    public static func databaseJSONEncoder(for column: String) -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dataEncodingStrategy = .base64
+        encoder.dateEncodingStrategy = .millisecondsSince1970
+        encoder.nonConformingFloatEncodingStrategy = .throw
+        // Stable output, so that comparing records compares their content.
+        encoder.outputFormatting = .sortedKeys
+        encoder.userInfo = sendableUserInfo(databaseEncodingUserInfo)
+        return encoder
+    }
+
+    public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .deferredToDate }
+
+    public static func databaseDataEncodingStrategy(for column: String) -> DatabaseDataEncodingStrategy { .deferredToData }
+
+    public static func databaseUUIDEncodingStrategy(for column: String) -> DatabaseUUIDEncodingStrategy { .deferredToUUID }
+
+    public static var databaseColumnEncodingStrategy: DatabaseColumnEncodingStrategy { .useDefaultKeys }
+
+    /// A key value encoded with the record's strategies (dates, data, UUIDs), for key lookups.
+    static func strategyEncodedValue(_ value: any DatabaseValueConvertible, column: String) -> DatabaseValue {
+        switch value {
+        case let date as Date:
+            return databaseDateEncodingStrategy(for: column).encode(date)?.databaseValue ?? .null
+        case let data as Data:
+            return databaseDataEncodingStrategy(for: column).encode(data)?.databaseValue ?? .null
+        case let uuid as UUID:
+            return databaseUUIDEncodingStrategy(for: column).encode(uuid).databaseValue
+        default:
+            return value.databaseValue
+        }
+    }
+}
+
+/// How `Encodable` records encode their `Date` properties.
+public enum DatabaseDateEncodingStrategy {
+    /// `Date`'s own database encoding: UTC text `YYYY-MM-DD HH:MM:SS.SSS`.
+    case deferredToDate
+    /// A number of seconds since 2001-01-01 UTC (Double).
+    case timeIntervalSinceReferenceDate
+    /// A number of seconds since 1970-01-01 UTC (Double).
+    case timeIntervalSince1970
+    /// A whole number of seconds since 1970-01-01 UTC (Int64, rounded down).
+    case secondsSince1970
+    /// A whole number of milliseconds since 1970-01-01 UTC (Int64, rounded down).
+    case millisecondsSince1970
+    /// ISO 8601 text.
+    case iso8601
+    /// Text made by the formatter.
+    case formatted(DateFormatter)
+    /// Your own encoding; nil is NULL.
+    case custom((Date) -> (any DatabaseValueConvertible)?)
+
+    func encode(_ date: Date) -> (any DatabaseValueConvertible)? {
+        switch self {
+        case .deferredToDate: return date
+        case .timeIntervalSinceReferenceDate: return date.timeIntervalSinceReferenceDate
+        case .timeIntervalSince1970: return date.timeIntervalSince1970
+        case .secondsSince1970: return Int64(floor(date.timeIntervalSince1970))
+        case .millisecondsSince1970: return Int64(floor(date.timeIntervalSince1970 * 1000))
+        case .iso8601: return ISO8601DateFormatter().string(from: date)
+        case .formatted(let formatter): return formatter.string(from: date)
+        case .custom(let encode): return encode(date)
+        }
+    }
+}
+
+/// How `Encodable` records encode their `Data` properties.
+public enum DatabaseDataEncodingStrategy {
+    /// A blob.
+    case deferredToData
+    /// UTF-8 text (data that is not valid UTF-8 is NULL).
+    case text
+    /// Your own encoding; nil is NULL.
+    case custom((Data) -> (any DatabaseValueConvertible)?)
+
+    func encode(_ data: Data) -> (any DatabaseValueConvertible)? {
+        switch self {
+        case .deferredToData: return data
+        case .text: return String(data: data, encoding: .utf8)
+        case .custom(let encode): return encode(data)
+        }
+    }
+}
+
+/// How `Encodable` records encode their `UUID` properties.
+public enum DatabaseUUIDEncodingStrategy {
+    /// A 16-byte blob.
+    case deferredToUUID
+    /// Text such as "E621E1F8-C36C-495A-93FC-0C247A3E6E5F".
+    case uppercaseString
+    /// Text such as "e621e1f8-c36c-495a-93fc-0c247a3e6e5f".
+    case lowercaseString
+
+    func encode(_ uuid: UUID) -> any DatabaseValueConvertible {
+        switch self {
+        case .deferredToUUID: return uuid
+        case .uppercaseString: return uuid.uuidString
+        case .lowercaseString: return uuid.uuidString.lowercased()
+        }
+    }
+}
+
+/// How `Encodable` records name the column of a coding key.
+public enum DatabaseColumnEncodingStrategy {
+    /// The column has the name of the key.
+    case useDefaultKeys
+    /// Camel case keys (`playerId`) go in snake case columns (`player_id`).
+    case convertToSnakeCase
+    /// Your own naming.
+    case custom((any CodingKey) -> String)
+
+    func column(for key: some CodingKey) -> String {
+        switch self {
+        case .useDefaultKeys: return key.stringValue
+        case .convertToSnakeCase: return snakeCased(key.stringValue)
+        case .custom(let column): return column(key)
+        }
+    }
+}
+
+/// `playerID` → `player_id`, `httpRequest` → `http_request`.
+func snakeCased(_ string: String) -> String {
+    var result = ""
+    let characters = Array(string)
+    for (index, character) in characters.enumerated() {
+        if character.isUppercase, index > 0 {
+            let previous = characters[index - 1]
+            let nextIsLowercase = index + 1 < characters.count && characters[index + 1].isLowercase
+            if previous.isLowercase || previous.isNumber || (previous.isUppercase && nextIsLowercase) {
+                result.append("_")
+            }
+        }
+        result += character.lowercased()
+    }
+    return result
+}
+
+// MARK: - PersistenceContainer
+
+/// The values a record stores in a database row, by column.
+///
+/// Column names compare case-insensitively, as in SQLite: setting `"Name"` after `"name"`
+/// replaces the value. Columns keep the order they were first set in.
+///
+/// ```swift
+/// func encode(to container: inout PersistenceContainer) {
+///     container["name"] = name
+///     container[Columns.score] = score
+/// }
+/// ```
+public struct PersistenceContainer {
+    private(set) var columns: [String] = []
+    private(set) var values: [(any DatabaseValueConvertible)?] = []
+
+    /// Creates an empty container.
+    public init() {
+        columns.reserveCapacity(8)
+        values.reserveCapacity(8)
+    }
+
+    /// The container of a record.
+    public init(_ record: some EncodableRecord) throws {
+        self.init()
+        try record.encode(to: &self)
+    }
+
+    /// The names of the columns, in the order they were set.
+    public var columnNames: [String] { columns }
+
+    /// The number of columns.
+    public var count: Int { columns.count }
+
+    /// Whether the container has no column.
+    public var isEmpty: Bool { columns.isEmpty }
+
+    /// The value of a column; nil for NULL or a missing column.
+    public subscript(_ column: String) -> (any DatabaseValueConvertible)? {
+        get {
+            guard let index = index(of: column) else { return nil }
+            return values[index]
+        }
+        set {
+            if let index = index(of: column) {
+                values[index] = newValue
+            } else {
+                columns.append(column)
+                values.append(newValue)
+            }
+        }
+    }
+
+    /// The value of a column; nil for NULL or a missing column.
+    public subscript(_ column: some ColumnExpression) -> (any DatabaseValueConvertible)? {
+        get { self[column.name] }
+        set { self[column.name] = newValue }
+    }
+
+    /// Appends a column known not to be in the container yet (the encoder's fast path when
+    /// the check below says so).
+    mutating func append(column: String, value: (any DatabaseValueConvertible)?) {
+        columns.append(column)
+        values.append(value)
+    }
+
+    /// The index of a column, compared case-insensitively.
+    func index(of column: String) -> Int? {
+        // Exact matches first: the common case, and cheap for identical strings.
+        for index in columns.indices where columns[index] == column {
+            return index
+        }
+        let utf8Count = column.utf8.count
+        for index in columns.indices where columns[index].utf8.count == utf8Count {
+            if columns[index].caseInsensitiveCompare(column) == .orderedSame { return index }
+        }
+        return nil
+    }
+
+    /// The database value of a column (NULL for a missing column).
+    func databaseValue(of column: String) -> DatabaseValue {
+        self[column]?.databaseValue ?? .null
+    }
+
+    /// The database values, in column order.
+    var databaseValues: [DatabaseValue] {
+        values.map { $0?.databaseValue ?? .null }
+    }
+}
+
+// MARK: - Dictionary and comparison
+
+extension EncodableRecord {
+    /// The record's values, by column.
+    ///
+    /// ```swift
+    /// let dictionary = try player.databaseDictionary // ["id": 1, "name": "Arthur", ...]
+    /// ```
+    public var databaseDictionary: [String: DatabaseValue] {
+        get throws {
+            let container = try PersistenceContainer(self)
+            var dictionary: [String: DatabaseValue] = [:]
+            for (column, value) in zip(container.columns, container.values) {
+                dictionary[column] = value?.databaseValue ?? .null
+            }
+            return dictionary
+        }
+    }
+
+    /// Returns the values of `record` for the columns whose values differ in this record.
+    ///
+    /// ```swift
+    /// let changes = try newPlayer.databaseChanges(from: oldPlayer) // ["score": 100]
+    /// ```
+    public func databaseChanges<Record: EncodableRecord>(from record: Record) throws -> [String: DatabaseValue] {
+        let newContainer = try PersistenceContainer(self)
+        let oldContainer = try PersistenceContainer(record)
+        var changes: [String: DatabaseValue] = [:]
+        for (column, value) in zip(newContainer.columns, newContainer.values) {
+            let newValue = value?.databaseValue ?? .null
+            let oldValue = oldContainer.databaseValue(of: column)
+            if newValue != oldValue {
+                changes[column] = oldValue
+            }
+        }
+        return changes
+    }
+
+    /// Modifies the record with `modify`, and returns the previous values of the columns that
+    /// changed.
+    public mutating func databaseChanges(modify: (inout Self) throws -> Void) throws -> [String: DatabaseValue] {
+        let previous = self
+        try modify(&self)
+        return try databaseChanges(from: previous)
+    }
+
+    /// Returns whether the two records have the same database values.
+    public func databaseEquals(_ record: Self) -> Bool {
+        guard let lhs = try? PersistenceContainer(self), let rhs = try? PersistenceContainer(record) else {
+            return false
+        }
+        guard lhs.count == rhs.count else { return false }
+        return zip(lhs.columns, lhs.values).allSatisfy { column, value in
+            rhs.index(of: column) != nil && (value?.databaseValue ?? .null) == rhs.databaseValue(of: column)
+        }
+    }
+}
+
+/// Foundation's coders take `Sendable` user info; GRDB's record API gives `Any`.
+func sendableUserInfo(_ userInfo: [CodingUserInfoKey: Any]) -> [CodingUserInfoKey: any Sendable] {
+    // A cast to a marker protocol always succeeds: whether the values are really safe to
+    // share is the record type's responsibility, as with any user info.
+    // (`Any` and `any Sendable` have the same layout: Sendable is a marker protocol.)
+    userInfo.mapValues { unsafeBitCast($0, to: (any Sendable).self) }
+}

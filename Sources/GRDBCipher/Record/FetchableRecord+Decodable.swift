@@ -1,0 +1,275 @@
+import CSQLCipher
+import Foundation
+
+extension FetchableRecord where Self: Decodable {
+    /// Decodes the record from the row: each coding key reads the column of the same name
+    /// (see ``FetchableRecord/databaseColumnDecodingStrategy``). Values that are not database
+    /// values (structs, arrays…) decode from JSON text. A missing column or a value of the
+    /// wrong type throws a ``RowDecodingError`` that names the column and the record type.
+    ///
+    /// ```swift
+    /// struct Player: Decodable, FetchableRecord {
+    ///     var id: Int64
+    ///     var name: String
+    ///     var achievements: [Achievement] // a JSON column
+    /// }
+    /// ```
+    public init(row: Row) throws {
+        try self.init(from: RowDecoder<Self>(row: row))
+    }
+}
+
+/// Thrown by a column decoder when a value needs keyed or unkeyed containers: it is then
+/// decoded from JSON.
+private struct JSONRequired: Error {}
+
+/// Decodes a record from a row.
+struct RowDecoder<Record: FetchableRecord>: Decoder {
+    let row: Row
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { Record.databaseDecodingUserInfo }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        KeyedDecodingContainer(RowKeyedDecodingContainer<Key, Record>(row: row))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        throw RowDecodingError(description: "\(Record.self) can not decode from a row with an unkeyed container: decode with a keyed container (CodingKeys)")
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        throw RowDecodingError(description: "\(Record.self) can not decode from a row with a single value container: decode with a keyed container (CodingKeys)")
+    }
+}
+
+/// Reads the columns of a row by coding key.
+struct RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: KeyedDecodingContainerProtocol {
+    let row: Row
+    /// Column indexes by key string, for the non-default column strategies.
+    private let keyIndexes: [String: Int]?
+
+    init(row: Row) {
+        self.row = row
+        switch Record.databaseColumnDecodingStrategy {
+        case .useDefaultKeys:
+            keyIndexes = nil
+        case let strategy:
+            var indexes: [String: Int] = [:]
+            for (index, column) in row.columnNames.enumerated() {
+                let key = strategy.keyString(forColumn: column)
+                if indexes[key] == nil { indexes[key] = index }
+            }
+            keyIndexes = indexes
+        }
+    }
+
+    var codingPath: [any CodingKey] { [] }
+
+    var allKeys: [Key] {
+        if let keyIndexes {
+            return keyIndexes.keys.compactMap { Key(stringValue: $0) }
+        }
+        return row.columnNames.compactMap { Key(stringValue: $0) }
+    }
+
+    @inline(__always)
+    private func index(of key: Key) -> Int? {
+        if let keyIndexes { return keyIndexes[key.stringValue] }
+        return row.index(forColumn: key.stringValue)
+    }
+
+    private func requiredIndex<T>(of key: Key, _ type: T.Type) throws -> Int {
+        guard let index = index(of: key) else {
+            throw RowDecodingError.columnNotFound(key.stringValue, type: type, row: row, record: Record.self)
+        }
+        return index
+    }
+
+    func contains(_ key: Key) -> Bool {
+        index(of: key) != nil
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool {
+        guard let index = index(of: key) else { return true }
+        return row.databaseValueIsNull(at: index)
+    }
+
+    // Database values read straight from SQLite.
+
+    @inline(__always)
+    private func fastDecode<T: DatabaseValueConvertible & StatementColumnConvertible>(_ type: T.Type, forKey key: Key) throws -> T {
+        let index = try requiredIndex(of: key, type)
+        if let sqliteStatement = row.sqliteStatement,
+           sqlite3_column_type(sqliteStatement, CInt(index)) != SQLITE_NULL,
+           let value = T(sqliteStatement: sqliteStatement, index: CInt(index)) {
+            return value
+        }
+        return try decodeValue(type, at: index)
+    }
+
+    @inline(__always)
+    private func fastDecodeIfPresent<T: DatabaseValueConvertible & StatementColumnConvertible>(_ type: T.Type, forKey key: Key) throws -> T? {
+        guard let index = index(of: key) else { return nil }
+        if let sqliteStatement = row.sqliteStatement {
+            if sqlite3_column_type(sqliteStatement, CInt(index)) == SQLITE_NULL { return nil }
+            if let value = T(sqliteStatement: sqliteStatement, index: CInt(index)) { return value }
+        }
+        if row.databaseValueIsNull(at: index) { return nil }
+        return try decodeValue(type, at: index)
+    }
+
+    private func decodeValue<T: DatabaseValueConvertible>(_ type: T.Type, at index: Int) throws -> T {
+        switch row.decode(type, at: index) {
+        case .success(let value): return value
+        case .failure(let error): throw error.decoding(Record.self)
+        }
+    }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try fastDecode(type, forKey: key) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try fastDecode(type, forKey: key) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try fastDecode(type, forKey: key) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try fastDecode(type, forKey: key) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try fastDecode(type, forKey: key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try fastDecode(type, forKey: key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try fastDecode(type, forKey: key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try fastDecode(type, forKey: key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try fastDecode(type, forKey: key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try fastDecode(type, forKey: key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try fastDecode(type, forKey: key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try fastDecode(type, forKey: key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try fastDecode(type, forKey: key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try fastDecode(type, forKey: key) }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try fastDecodeIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try fastDecodeIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try fastDecodeIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try fastDecodeIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try fastDecodeIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try fastDecodeIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try fastDecodeIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try fastDecodeIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try fastDecodeIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try fastDecodeIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try fastDecodeIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try fastDecodeIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try fastDecodeIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try fastDecodeIfPresent(type, forKey: key) }
+
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        guard let index = index(of: key), !row.databaseValueIsNull(at: index) else { return nil }
+        return try decode(type, at: index, column: key.stringValue)
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try decode(type, at: requiredIndex(of: key, type), column: key.stringValue)
+    }
+
+    /// Decodes any `Decodable` value from a column: with the record's date and data strategies,
+    /// as a database value, as a single value (enums with raw values), or from JSON.
+    private func decode<T: Decodable>(_ type: T.Type, at index: Int, column: String) throws -> T {
+        let dbValue = row.databaseValue(at: index)
+        let columnName = row.columnName(at: index)
+        if T.self == Date.self {
+            guard let date = Record.databaseDateDecodingStrategy(for: columnName).decode(dbValue) else {
+                throw mismatch(type, dbValue, index)
+            }
+            return date as! T
+        }
+        if T.self == Data.self {
+            guard let data = Record.databaseDataDecodingStrategy(for: columnName).decode(dbValue) else {
+                throw mismatch(type, dbValue, index)
+            }
+            return data as! T
+        }
+        if let convertible = T.self as? any DatabaseValueConvertible.Type {
+            guard let value = convertible.fromDatabaseValue(dbValue) else {
+                throw mismatch(type, dbValue, index)
+            }
+            return value as! T
+        }
+        do {
+            return try T(from: ColumnDecoder(dbValue: dbValue, userInfo: Record.databaseDecodingUserInfo))
+        } catch is JSONRequired {
+            let json: Data
+            switch dbValue.storage {
+            case .string(let string): json = Data(string.utf8)
+            case .blob(let data): json = data
+            default: throw mismatch(type, dbValue, index)
+            }
+            do {
+                return try Record.databaseJSONDecoder(for: columnName).decode(type, from: json)
+            } catch {
+                throw RowDecodingError(description:
+                    "could not decode \(T.self) from the JSON of column \(String(reflecting: columnName)) (decoding \(Record.self)): \(jsonErrorSummary(error))")
+            }
+        }
+    }
+
+    private func mismatch(_ type: Any.Type, _ dbValue: DatabaseValue, _ index: Int) -> RowDecodingError {
+        RowDecodingError.valueMismatch(type, dbValue: dbValue, column: row.columnName(at: index), index: index, row: row).decoding(Record.self)
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        throw RowDecodingError(description: "\(Record.self): nested containers are not supported (column \(String(reflecting: key.stringValue)))")
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        throw RowDecodingError(description: "\(Record.self): nested containers are not supported (column \(String(reflecting: key.stringValue)))")
+    }
+
+    func superDecoder() throws -> any Decoder {
+        RowDecoder<Record>(row: row)
+    }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder {
+        RowDecoder<Record>(row: row)
+    }
+}
+
+/// The kind of a JSON decoding error, without the JSON itself (it is row content).
+private func jsonErrorSummary(_ error: any Error) -> String {
+    switch error {
+    case DecodingError.keyNotFound(let key, _): return "key not found: \(key.stringValue)"
+    case DecodingError.typeMismatch(let type, _): return "type mismatch for \(type)"
+    case DecodingError.valueNotFound(let type, _): return "value not found for \(type)"
+    case DecodingError.dataCorrupted: return "invalid JSON"
+    default: return "\(type(of: error))"
+    }
+}
+
+/// Decodes one value from a column: database values and single-value types (such as enums with
+/// raw values). Keyed and unkeyed containers throw ``JSONRequired``.
+private struct ColumnDecoder: Decoder, SingleValueDecodingContainer {
+    let dbValue: DatabaseValue
+    let userInfo: [CodingUserInfoKey: Any]
+    var codingPath: [any CodingKey] { [] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> { throw JSONRequired() }
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw JSONRequired() }
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
+
+    func decodeNil() -> Bool { dbValue.isNull }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        if let convertible = T.self as? any DatabaseValueConvertible.Type {
+            guard let value = convertible.fromDatabaseValue(dbValue) else {
+                throw DecodingError.typeMismatch(T.self, DecodingError.Context(codingPath: [], debugDescription: "could not decode \(T.self) from a database \(dbValue.storageClassName)"))
+            }
+            return value as! T
+        }
+        return try T(from: self)
+    }
+}
+
+extension RowDecodingError {
+    /// The same error, naming the record type being decoded.
+    func decoding(_ record: Any.Type) -> RowDecodingError {
+        RowDecodingError(description: description + " - decoding \(record)")
+    }
+
+    static func columnNotFound(_ column: String, type: Any.Type, row: Row, record: Any.Type) -> RowDecodingError {
+        RowDecodingError(description:
+            "column not found: \(String(reflecting: column)) (decoding \(type) for \(record))"
+            + " - available columns: \(row.columnNames)")
+    }
+}

@@ -1,0 +1,455 @@
+import Foundation
+
+// The persistence methods of records: the SQL they run, and the callbacks around it.
+//
+// Generated SQL (GRDB's text):
+//   INSERT INTO "player" ("id", "name") VALUES (?,?)          INSERT OR REPLACE INTO ... with a policy
+//   UPDATE "player" SET "name"=? WHERE "id"=?                  UPDATE OR REPLACE "player" ...
+//   DELETE FROM "player" WHERE "id"=?
+//   INSERT INTO "player" ("id", "name") VALUES (?,?) ON CONFLICT DO UPDATE SET "name" = "excluded"."name" RETURNING "rowid"
+//   ... RETURNING * (the *AndFetch methods)
+
+// MARK: - SQL
+
+enum PersistenceSQL {
+    static func insert(table: String, columns: [String], conflict: Database.ConflictResolution) -> String {
+        let verb = conflict == .abort ? "INSERT" : "INSERT OR \(conflict.rawValue)"
+        if columns.isEmpty {
+            return "\(verb) INTO \(table.quotedDatabaseIdentifier) DEFAULT VALUES"
+        }
+        let names = columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+        let marks = repeatElement("?", count: columns.count).joined(separator: ",")
+        return "\(verb) INTO \(table.quotedDatabaseIdentifier) (\(names)) VALUES (\(marks))"
+    }
+
+    static func update(table: String, setColumns: [String], keyColumns: [String], conflict: Database.ConflictResolution) -> String {
+        let verb = conflict == .abort ? "UPDATE" : "UPDATE OR \(conflict.rawValue)"
+        let assignments = setColumns.map { "\($0.quotedDatabaseIdentifier)=?" }.joined(separator: ", ")
+        let condition = keyColumns.map { "\($0.quotedDatabaseIdentifier)=?" }.joined(separator: " AND ")
+        return "\(verb) \(table.quotedDatabaseIdentifier) SET \(assignments) WHERE \(condition)"
+    }
+
+    static func delete(table: String, keyColumns: [String]) -> String {
+        let condition = keyColumns.map { "\($0.quotedDatabaseIdentifier)=?" }.joined(separator: " AND ")
+        return "DELETE FROM \(table.quotedDatabaseIdentifier) WHERE \(condition)"
+    }
+
+    /// `INSERT … ON CONFLICT DO UPDATE SET` every column but the primary key.
+    static func upsert(table: String, columns: [String], keyColumns: [String]) -> String {
+        let keys = Set(keyColumns.map { $0.lowercased() })
+        var updated = columns.filter { !keys.contains($0.lowercased()) }
+        let assignments: String
+        if updated.isEmpty {
+            // Nothing to overwrite: a no-op update still returns the conflicting row.
+            updated = [keyColumns[0]]
+            assignments = updated.map { "\($0.quotedDatabaseIdentifier) = \($0.quotedDatabaseIdentifier)" }.joined(separator: ", ")
+        } else {
+            assignments = updated.map { "\($0.quotedDatabaseIdentifier) = \"excluded\".\($0.quotedDatabaseIdentifier)" }.joined(separator: ", ")
+        }
+        return insert(table: table, columns: columns, conflict: .abort) + " ON CONFLICT DO UPDATE SET \(assignments)"
+    }
+}
+
+// MARK: - Core operations (no callbacks)
+
+extension MutablePersistableRecord {
+    /// The conflict resolution of an insert.
+    private static func insertConflict(_ conflict: Database.ConflictResolution?) -> Database.ConflictResolution {
+        conflict ?? persistenceConflictPolicy.conflictResolutionForInsert
+    }
+
+    private static func updateConflict(_ conflict: Database.ConflictResolution?) -> Database.ConflictResolution {
+        conflict ?? persistenceConflictPolicy.conflictResolutionForUpdate
+    }
+
+    /// The primary key values of the container, by primary key column.
+    static func primaryKeyValues(_ db: Database, _ container: PersistenceContainer) throws -> (columns: [String], values: [DatabaseValue]) {
+        let primaryKey = try db.primaryKey(databaseTableName)
+        return (primaryKey.columns, primaryKey.columns.map { container.databaseValue(of: $0) })
+    }
+
+    static func notFound(_ columns: [String], _ values: [DatabaseValue]) -> RecordError {
+        RecordError.recordNotFound(databaseTableName: databaseTableName, key: Dictionary(zip(columns, values), uniquingKeysWith: { a, _ in a }))
+    }
+
+    /// INSERT; returns the insertion result.
+    func performInsert(_ db: Database, onConflict conflict: Database.ConflictResolution?) throws -> InsertionSuccess {
+        var container = try PersistenceContainer(self)
+        let table = Self.databaseTableName
+        let conflict = Self.insertConflict(conflict)
+        let entry = try db.persistenceStatement(.insert(conflict), table: table, columns: container.columns) {
+            let rowIDColumn = try db.primaryKey(table).rowIDColumn
+            return (PersistenceSQL.insert(table: table, columns: container.columns, conflict: conflict), rowIDColumn, false)
+        }
+        try entry.statement.bindPersistenceValues(container.values)
+        _ = try entry.statement.executePersistence(returnsRowID: false)
+        let rowID = db.lastInsertedRowID
+        return Self.insertionSuccess(rowID: rowID, rowIDColumn: entry.rowIDColumn, container: &container)
+    }
+
+    private static func insertionSuccess(rowID: Int64, rowIDColumn: String?, container: inout PersistenceContainer) -> InsertionSuccess {
+        if let rowIDColumn, rowIDColumn != "rowid" || container.index(of: rowIDColumn) != nil {
+            container[rowIDColumn] = rowID
+        }
+        return InsertionSuccess(rowID: rowID, rowIDColumn: rowIDColumn, persistenceContainer: container)
+    }
+
+    /// UPSERT; returns the insertion result (the rowid of the inserted or updated row).
+    func performUpsert(_ db: Database) throws -> InsertionSuccess {
+        var container = try PersistenceContainer(self)
+        let table = Self.databaseTableName
+        let entry = try db.persistenceStatement(.upsert, table: table, columns: container.columns) {
+            let primaryKey = try db.primaryKey(table)
+            let hasRowID = try db.tableHasRowID(table)
+            let sql = PersistenceSQL.upsert(table: table, columns: container.columns, keyColumns: primaryKey.columns)
+            return (hasRowID ? sql + " RETURNING \"rowid\"" : sql, primaryKey.rowIDColumn, hasRowID)
+        }
+        try entry.statement.bindPersistenceValues(container.values)
+        let rowID = try entry.statement.executePersistence(returnsRowID: entry.returnsRowID) ?? db.lastInsertedRowID
+        return Self.insertionSuccess(rowID: rowID, rowIDColumn: entry.rowIDColumn, container: &container)
+    }
+
+    /// The columns an update sets: the given ones (all but the primary key by default), in
+    /// container order.
+    private static func updatedColumns(_ container: PersistenceContainer, keyColumns: [String], only columns: Set<String>?) -> [String] {
+        let keys = Set(keyColumns.map { $0.lowercased() })
+        let wanted = columns.map { Set($0.map { $0.lowercased() }) }
+        let updated = container.columns.filter { column in
+            let lowercased = column.lowercased()
+            return !keys.contains(lowercased) && (wanted?.contains(lowercased) ?? true)
+        }
+        // Nothing to set: set the key to itself, which still tells whether the row exists.
+        return updated.isEmpty ? keyColumns : updated
+    }
+
+    /// UPDATE; throws ``RecordError/recordNotFound(databaseTableName:key:)`` when no row has the
+    /// record's primary key.
+    func performUpdate(_ db: Database, onConflict conflict: Database.ConflictResolution?, columns: Set<String>?) throws -> PersistenceSuccess {
+        let container = try PersistenceContainer(self)
+        let table = Self.databaseTableName
+        let (keyColumns, keyValues) = try Self.primaryKeyValues(db, container)
+        if keyValues.contains(where: \.isNull) {
+            throw Self.notFound(keyColumns, keyValues)
+        }
+        let setColumns = Self.updatedColumns(container, keyColumns: keyColumns, only: columns)
+        let conflict = Self.updateConflict(conflict)
+        let entry = try db.persistenceStatement(.update(conflict), table: table, columns: setColumns + ["\u{0}"] + keyColumns) {
+            let sql = PersistenceSQL.update(table: table, setColumns: setColumns, keyColumns: keyColumns, conflict: conflict)
+            return (sql, try db.primaryKey(table).rowIDColumn, false)
+        }
+        let values: [(any DatabaseValueConvertible)?] = setColumns.map { container[$0] } + keyValues.map { $0 }
+        try entry.statement.bindPersistenceValues(values)
+        _ = try entry.statement.executePersistence(returnsRowID: false)
+        if db.changesCount == 0 {
+            throw Self.notFound(keyColumns, keyValues)
+        }
+        let rowID: Int64
+        if let rowIDColumn = entry.rowIDColumn, let value = Int64.fromDatabaseValue(container.databaseValue(of: rowIDColumn)) {
+            rowID = value
+        } else {
+            rowID = try Self.rowID(db, keyColumns: keyColumns, keyValues: keyValues)
+        }
+        return PersistenceSuccess(rowID: rowID, persistenceContainer: container)
+    }
+
+    /// The rowid of the row with this key (0 for a `WITHOUT ROWID` table).
+    private static func rowID(_ db: Database, keyColumns: [String], keyValues: [DatabaseValue]) throws -> Int64 {
+        guard try db.tableHasRowID(databaseTableName) else { return 0 }
+        let condition = keyColumns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND ")
+        let sql = "SELECT \"rowid\" FROM \(databaseTableName.quotedDatabaseIdentifier) WHERE \(condition)"
+        return try Int64.fetchOne(db, sql: sql, arguments: StatementArguments(keyValues)) ?? 0
+    }
+
+    /// DELETE; returns whether a row was deleted.
+    func performDelete(_ db: Database) throws -> Bool {
+        let container = try PersistenceContainer(self)
+        let (keyColumns, keyValues) = try Self.primaryKeyValues(db, container)
+        if keyValues.contains(where: \.isNull) { return false }
+        let sql = PersistenceSQL.delete(table: Self.databaseTableName, keyColumns: keyColumns)
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(keyValues))
+        return db.changesCount > 0
+    }
+
+    /// Whether the primary key matches a row.
+    func performExists(_ db: Database) throws -> Bool {
+        let container = try PersistenceContainer(self)
+        let (keyColumns, keyValues) = try Self.primaryKeyValues(db, container)
+        guard let condition = Self.uniqueKeyCondition([zip(keyColumns, keyValues).map { (column: $0, value: $1) }]) else {
+            return false
+        }
+        return try Self.existsSQL(db, condition)
+    }
+}
+
+// MARK: - Callbacks
+
+extension MutablePersistableRecord {
+    /// willSave, aroundSave, willInsert, aroundInsert, `insert`, didInsert, didSave.
+    mutating func insertWithCallbacks(_ db: Database, insert: (Self) throws -> InsertionSuccess) throws {
+        try willSave(db)
+        var record = self
+        var saved: PersistenceSuccess?
+        try aroundSave(db) {
+            try record.willInsert(db)
+            var inserted: InsertionSuccess?
+            let current = record
+            try current.aroundInsert(db) {
+                let success = try insert(current)
+                inserted = success
+                return success
+            }
+            guard let inserted else {
+                preconditionFailure("\(Self.self).aroundInsert did not call its insert closure")
+            }
+            record.didInsert(inserted)
+            let success = PersistenceSuccess(inserted)
+            saved = success
+            return success
+        }
+        guard let saved else {
+            preconditionFailure("\(Self.self).aroundSave did not call its save closure")
+        }
+        self = record
+        didSave(saved)
+    }
+
+    /// willSave, aroundSave, willUpdate, aroundUpdate, `update`, didUpdate, didSave.
+    func updateWithCallbacks(_ db: Database, columns: Set<String>, update: () throws -> PersistenceSuccess) throws {
+        try willSave(db)
+        var saved: PersistenceSuccess?
+        try aroundSave(db) {
+            let success = try updateWithoutSaveCallbacks(db, columns: columns, update: update)
+            saved = success
+            return success
+        }
+        guard let saved else {
+            preconditionFailure("\(Self.self).aroundSave did not call its save closure")
+        }
+        didSave(saved)
+    }
+
+    /// willUpdate, aroundUpdate, `update`, didUpdate.
+    private func updateWithoutSaveCallbacks(_ db: Database, columns: Set<String>, update: () throws -> PersistenceSuccess) throws -> PersistenceSuccess {
+        try willUpdate(db, columns: columns)
+        var updated: PersistenceSuccess?
+        try aroundUpdate(db, columns: columns) {
+            let success = try update()
+            updated = success
+            return success
+        }
+        guard let updated else {
+            preconditionFailure("\(Self.self).aroundUpdate did not call its update closure")
+        }
+        didUpdate(updated)
+        return updated
+    }
+
+    /// The columns an update without a column list sets, for the callbacks.
+    private func allUpdatedColumns() throws -> Set<String> {
+        Set(try PersistenceContainer(self).columns)
+    }
+}
+
+// MARK: - Public persistence methods
+
+extension MutablePersistableRecord {
+    /// Inserts the record (`INSERT INTO "player" (...) VALUES (...)`), then calls
+    /// ``didInsert(_:)``.
+    ///
+    /// ```swift
+    /// var player = Player(id: nil, name: "Arthur")
+    /// try player.insert(db)
+    /// ```
+    ///
+    /// - parameter conflictResolution: overrides ``persistenceConflictPolicy``.
+    public mutating func insert(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws {
+        try insertWithCallbacks(db) { try $0.performInsert(db, onConflict: conflictResolution) }
+    }
+
+    /// Returns an inserted copy of the record (the record itself is not changed).
+    public func inserted(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws -> Self {
+        var record = self
+        try record.insert(db, onConflict: conflictResolution)
+        return record
+    }
+
+    /// Inserts the record, or updates the row with the same primary or unique key
+    /// (`INSERT ... ON CONFLICT DO UPDATE SET` every column but the primary key). Runs the
+    /// insert callbacks.
+    ///
+    /// ```swift
+    /// try player.upsert(db)
+    /// ```
+    public mutating func upsert(_ db: Database) throws {
+        try insertWithCallbacks(db) { try $0.performUpsert(db) }
+    }
+
+    /// Updates every column of the row with the record's primary key; throws
+    /// ``RecordError/recordNotFound(databaseTableName:key:)`` when there is no such row.
+    ///
+    /// ```swift
+    /// player.score += 10
+    /// try player.update(db) // UPDATE "player" SET "name"=?, "score"=? WHERE "id"=?
+    /// ```
+    public func update(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws {
+        try updateWithCallbacks(db, columns: allUpdatedColumns()) {
+            try performUpdate(db, onConflict: conflictResolution, columns: nil)
+        }
+    }
+
+    /// Updates the given columns of the row with the record's primary key.
+    ///
+    /// ```swift
+    /// try player.update(db, columns: ["score"]) // UPDATE "player" SET "score"=? WHERE "id"=?
+    /// ```
+    public func update(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil, columns: some Collection<String>) throws {
+        let columns = Set(columns)
+        try updateWithCallbacks(db, columns: columns) {
+            try performUpdate(db, onConflict: conflictResolution, columns: columns)
+        }
+    }
+
+    /// Updates the given columns of the row with the record's primary key.
+    public func update(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil, columns: some Collection<some ColumnExpression>) throws {
+        try update(db, onConflict: conflictResolution, columns: columns.map(\.name))
+    }
+
+    /// Updates the columns that differ from `record`, if any, and returns whether it did.
+    ///
+    /// ```swift
+    /// if try newPlayer.updateChanges(db, from: oldPlayer) { print("updated") }
+    /// ```
+    @discardableResult
+    public func updateChanges(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil, from record: some EncodableRecord) throws -> Bool {
+        let changes = try databaseChanges(from: record)
+        if changes.isEmpty { return false }
+        try update(db, onConflict: conflictResolution, columns: changes.keys)
+        return true
+    }
+
+    /// Modifies the record with `modify`, then updates the columns that changed, if any;
+    /// returns whether it did.
+    ///
+    /// ```swift
+    /// try player.updateChanges(db) { $0.score = 1000 }
+    /// ```
+    @discardableResult
+    public mutating func updateChanges(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil, modify: (inout Self) throws -> Void) throws -> Bool {
+        let previous = self
+        try modify(&self)
+        return try updateChanges(db, onConflict: conflictResolution, from: previous)
+    }
+
+    /// Updates the record when its primary key is set and matches a row, inserts it
+    /// otherwise.
+    ///
+    /// ```swift
+    /// try player.save(db)
+    /// ```
+    public mutating func save(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws {
+        try saveWithCallbacks(db, onConflict: conflictResolution)
+    }
+
+    /// willSave, aroundSave, the update or insert with their callbacks, didSave.
+    mutating func saveWithCallbacks(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?) throws {
+        try willSave(db)
+        var record = self
+        var saved: PersistenceSuccess?
+        try aroundSave(db) {
+            let success = try record.saveWithoutSaveCallbacks(db, onConflict: conflictResolution)
+            saved = success
+            return success
+        }
+        guard let saved else {
+            preconditionFailure("\(Self.self).aroundSave did not call its save closure")
+        }
+        self = record
+        didSave(saved)
+    }
+
+    /// The update-or-insert of ``save(_:onConflict:)``, with the update or insert callbacks.
+    private mutating func saveWithoutSaveCallbacks(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?) throws -> PersistenceSuccess {
+        let (_, keyValues) = try Self.primaryKeyValues(db, PersistenceContainer(self))
+        if !keyValues.contains(where: \.isNull) {
+            do {
+                return try updateWithoutSaveCallbacks(db, columns: allUpdatedColumns()) {
+                    try performUpdate(db, onConflict: conflictResolution, columns: nil)
+                }
+            } catch RecordError.recordNotFound {
+                // No row with this key yet: insert it.
+            }
+        }
+        try willInsert(db)
+        var inserted: InsertionSuccess?
+        let current = self
+        try current.aroundInsert(db) {
+            let success = try current.performInsert(db, onConflict: conflictResolution)
+            inserted = success
+            return success
+        }
+        guard let inserted else {
+            preconditionFailure("\(Self.self).aroundInsert did not call its insert closure")
+        }
+        didInsert(inserted)
+        return PersistenceSuccess(inserted)
+    }
+
+    /// Returns a saved copy of the record (the record itself is not changed).
+    public func saved(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws -> Self {
+        var record = self
+        try record.save(db, onConflict: conflictResolution)
+        return record
+    }
+
+    /// Deletes the row with the record's primary key; returns whether a row was deleted.
+    ///
+    /// ```swift
+    /// try player.delete(db) // DELETE FROM "player" WHERE "id"=?
+    /// ```
+    @discardableResult
+    public func delete(_ db: Database) throws -> Bool {
+        try willDelete(db)
+        var deleted: Bool?
+        try aroundDelete(db) {
+            let result = try performDelete(db)
+            deleted = result
+            return result
+        }
+        guard let deleted else {
+            preconditionFailure("\(Self.self).aroundDelete did not call its delete closure")
+        }
+        didDelete(deleted: deleted)
+        return deleted
+    }
+
+    /// Returns whether a row has the record's primary key.
+    public func exists(_ db: Database) throws -> Bool {
+        try performExists(db)
+    }
+}
+
+// MARK: - PersistableRecord (non-mutating)
+
+extension PersistableRecord {
+    /// Inserts the record (see ``MutablePersistableRecord/insert(_:onConflict:)``).
+    ///
+    /// ```swift
+    /// try Country(code: "FR", name: "France").insert(db)
+    /// ```
+    public func insert(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws {
+        var record = self
+        try record.insertWithCallbacks(db) { try $0.performInsert(db, onConflict: conflictResolution) }
+    }
+
+    /// Inserts or updates the record (see ``MutablePersistableRecord/upsert(_:)``).
+    public func upsert(_ db: Database) throws {
+        var record = self
+        try record.insertWithCallbacks(db) { try $0.performUpsert(db) }
+    }
+
+    /// Updates or inserts the record (see ``MutablePersistableRecord/save(_:onConflict:)``).
+    public func save(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws {
+        var record = self
+        try record.saveWithCallbacks(db, onConflict: conflictResolution)
+    }
+}

@@ -1,0 +1,271 @@
+// The *AndFetch persistence methods: INSERT, UPDATE and upsert statements with a RETURNING
+// clause, whose returned row is decoded.
+//
+//   INSERT INTO "player" ("name") VALUES (?) RETURNING *
+
+extension MutablePersistableRecord {
+    /// Runs `sql` + ` RETURNING <selection>` with the values, and hands the statement to
+    /// `fetch`; the changes happen when `fetch` steps the statement.
+    private static func returning<T>(
+        _ db: Database, sql: String, values: [DatabaseValue], selection: [any SQLSelectable],
+        fetch: (Statement) throws -> T) throws -> T
+    {
+        var arguments = StatementArguments(values)
+        let selectionSQL = selection.selectionSQL(&arguments)
+        let statement = try db.makeStatement(sql: "\(sql) RETURNING \(selectionSQL)")
+        try statement.setArguments(arguments)
+        return try fetch(statement)
+    }
+
+    /// A fetch closure that decodes one `T` and throws recordNotFound when no row comes back
+    /// (an ignored conflict, a missing row).
+    fileprivate func fetchOneRecord<T: FetchableRecord>(_ db: Database, _ type: T.Type) -> (Statement) throws -> T {
+        { statement in
+            if let record = try T.fetchOne(statement) { return record }
+            let container = try PersistenceContainer(self)
+            let (columns, values) = try Self.primaryKeyValues(db, container)
+            throw Self.notFound(columns, values)
+        }
+    }
+
+    private func insertReturning<T>(
+        _ db: Database, onConflict conflict: Database.ConflictResolution?, selection: [any SQLSelectable],
+        fetch: (Statement) throws -> T) throws -> (InsertionSuccess, T)
+    {
+        var container = try PersistenceContainer(self)
+        let table = Self.databaseTableName
+        let conflict = conflict ?? Self.persistenceConflictPolicy.conflictResolutionForInsert
+        let sql = PersistenceSQL.insert(table: table, columns: container.columns, conflict: conflict)
+        let fetched = try Self.returning(db, sql: sql, values: container.databaseValues, selection: selection, fetch: fetch)
+        let rowIDColumn = try db.primaryKey(table).rowIDColumn
+        let rowID = db.lastInsertedRowID
+        if let rowIDColumn, rowIDColumn != "rowid" || container.index(of: rowIDColumn) != nil {
+            container[rowIDColumn] = rowID
+        }
+        return (InsertionSuccess(rowID: rowID, rowIDColumn: rowIDColumn, persistenceContainer: container), fetched)
+    }
+
+    private func upsertReturning<T>(_ db: Database, selection: [any SQLSelectable], fetch: (Statement) throws -> T) throws -> (InsertionSuccess, T) {
+        var container = try PersistenceContainer(self)
+        let table = Self.databaseTableName
+        let primaryKey = try db.primaryKey(table)
+        let sql = PersistenceSQL.upsert(table: table, columns: container.columns, keyColumns: primaryKey.columns)
+        let fetched = try Self.returning(db, sql: sql, values: container.databaseValues, selection: selection, fetch: fetch)
+        var rowID = db.lastInsertedRowID
+        if let rowIDColumn = primaryKey.rowIDColumn {
+            if let value = Int64.fromDatabaseValue(container.databaseValue(of: rowIDColumn)) {
+                rowID = value
+            } else if rowIDColumn != "rowid" {
+                container[rowIDColumn] = rowID
+            }
+        }
+        return (InsertionSuccess(rowID: rowID, rowIDColumn: primaryKey.rowIDColumn, persistenceContainer: container), fetched)
+    }
+
+    private func updateReturning<T>(
+        _ db: Database, onConflict conflict: Database.ConflictResolution?, columns: Set<String>?,
+        selection: [any SQLSelectable], fetch: (Statement) throws -> T) throws -> (PersistenceSuccess, T)
+    {
+        let container = try PersistenceContainer(self)
+        let (keyColumns, keyValues) = try Self.primaryKeyValues(db, container)
+        if keyValues.contains(where: \.isNull) { throw Self.notFound(keyColumns, keyValues) }
+        let keys = Set(keyColumns.map { $0.lowercased() })
+        let wanted = columns.map { Set($0.map { $0.lowercased() }) }
+        var setColumns = container.columns.filter {
+            !keys.contains($0.lowercased()) && (wanted?.contains($0.lowercased()) ?? true)
+        }
+        if setColumns.isEmpty { setColumns = keyColumns }
+        let conflict = conflict ?? Self.persistenceConflictPolicy.conflictResolutionForUpdate
+        let sql = PersistenceSQL.update(table: Self.databaseTableName, setColumns: setColumns, keyColumns: keyColumns, conflict: conflict)
+        let values = setColumns.map { container.databaseValue(of: $0) } + keyValues
+        let fetched = try Self.returning(db, sql: sql, values: values, selection: selection, fetch: fetch)
+        let primaryKey = try db.primaryKey(Self.databaseTableName)
+        let rowID = primaryKey.rowIDColumn.flatMap { Int64.fromDatabaseValue(container.databaseValue(of: $0)) } ?? 0
+        return (PersistenceSuccess(rowID: rowID, persistenceContainer: container), fetched)
+    }
+
+    /// Inserts the record and returns the selected columns of the inserted row, read by
+    /// `fetch` from the `INSERT ... RETURNING` statement.
+    ///
+    /// ```swift
+    /// // INSERT INTO "player" ("name") VALUES (?) RETURNING "score"
+    /// let score = try player.insertAndFetch(db, selection: [Column("score")]) { try Int.fetchOne($0) }
+    /// ```
+    public mutating func insertAndFetch<T>(
+        _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil,
+        selection: [any SQLSelectable], fetch: (Statement) throws -> T) throws -> T
+    {
+        try mutatingInsertAndFetch(db, onConflict: conflictResolution, selection: selection, fetch: fetch)
+    }
+
+    /// Inserts the record and returns the inserted row as a `T` (default values and generated
+    /// columns included); throws ``RecordError/recordNotFound(databaseTableName:key:)`` when
+    /// no row was inserted (an ignored conflict).
+    ///
+    /// ```swift
+    /// // INSERT INTO "player" ("name") VALUES (?) RETURNING *
+    /// let player = try partialPlayer.insertAndFetch(db, as: Player.self)
+    /// ```
+    public mutating func insertAndFetch<T: FetchableRecord & TableRecord>(
+        _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil, as returnedType: T.Type) throws -> T
+    {
+        let fetch = fetchOneRecord(db, T.self)
+        return try insertAndFetch(db, onConflict: conflictResolution, selection: T.databaseSelection, fetch: fetch)
+    }
+
+    /// Inserts or updates the record and returns the upserted row as a `T`.
+    public mutating func upsertAndFetch<T: FetchableRecord & TableRecord>(_ db: Database, as returnedType: T.Type) throws -> T {
+        try mutatingUpsertAndFetch(db, as: T.self)
+    }
+
+    /// Updates the record and returns the selected columns of the updated row, read by
+    /// `fetch` from the `UPDATE ... RETURNING` statement.
+    public func updateAndFetch<T>(
+        _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil,
+        selection: [any SQLSelectable], fetch: (Statement) throws -> T) throws -> T
+    {
+        var result: T?
+        let columns = Set(try PersistenceContainer(self).columns)
+        try updateWithCallbacks(db, columns: columns) {
+            let (success, fetched) = try updateReturning(db, onConflict: conflictResolution, columns: nil, selection: selection, fetch: fetch)
+            result = fetched
+            return success
+        }
+        return result!
+    }
+
+    /// Updates every column and returns the updated row as a `T`; throws
+    /// ``RecordError/recordNotFound(databaseTableName:key:)`` when no row has the record's key.
+    public func updateAndFetch<T: FetchableRecord & TableRecord>(
+        _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil, as returnedType: T.Type) throws -> T
+    {
+        try updateAndFetch(db, onConflict: conflictResolution, selection: T.databaseSelection, fetch: fetchOneRecord(db, T.self))
+    }
+
+    /// Updates or inserts the record (see ``save(_:onConflict:)``) and returns the saved row as
+    /// a `T`.
+    public mutating func saveAndFetch<T: FetchableRecord & TableRecord>(
+        _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil, as returnedType: T.Type) throws -> T
+    {
+        try mutatingSaveAndFetch(db, onConflict: conflictResolution, as: T.self)
+    }
+}
+
+extension MutablePersistableRecord where Self: FetchableRecord {
+    /// Inserts the record and returns the inserted row, decoded.
+    ///
+    /// ```swift
+    /// let inserted = try player.insertAndFetch(db) // INSERT ... RETURNING *
+    /// ```
+    public mutating func insertAndFetch(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws -> Self {
+        try insertAndFetch(db, onConflict: conflictResolution, as: Self.self)
+    }
+
+    /// Inserts or updates the record and returns the upserted row, decoded.
+    public mutating func upsertAndFetch(_ db: Database) throws -> Self {
+        try upsertAndFetch(db, as: Self.self)
+    }
+
+    /// Updates every column and returns the updated row, decoded.
+    public func updateAndFetch(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws -> Self {
+        try updateAndFetch(db, onConflict: conflictResolution, as: Self.self)
+    }
+
+    /// Updates or inserts the record and returns the saved row, decoded.
+    public mutating func saveAndFetch(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws -> Self {
+        try saveAndFetch(db, onConflict: conflictResolution, as: Self.self)
+    }
+}
+
+extension PersistableRecord {
+    /// Inserts the record and returns the selected columns of the inserted row.
+    public func insertAndFetch<T>(
+        _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil,
+        selection: [any SQLSelectable], fetch: (Statement) throws -> T) throws -> T
+    {
+        var record = self
+        return try record.mutatingInsertAndFetch(db, onConflict: conflictResolution, selection: selection, fetch: fetch)
+    }
+
+    /// Inserts the record and returns the inserted row as a `T`.
+    public func insertAndFetch<T: FetchableRecord & TableRecord>(
+        _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil, as returnedType: T.Type) throws -> T
+    {
+        try insertAndFetch(db, onConflict: conflictResolution, selection: T.databaseSelection, fetch: fetchOneRecord(db, T.self))
+    }
+
+    /// Inserts or updates the record and returns the upserted row as a `T`.
+    public func upsertAndFetch<T: FetchableRecord & TableRecord>(_ db: Database, as returnedType: T.Type) throws -> T {
+        var record = self
+        return try record.mutatingUpsertAndFetch(db, as: T.self)
+    }
+
+    /// Updates or inserts the record and returns the saved row as a `T`.
+    public func saveAndFetch<T: FetchableRecord & TableRecord>(
+        _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil, as returnedType: T.Type) throws -> T
+    {
+        var record = self
+        return try record.mutatingSaveAndFetch(db, onConflict: conflictResolution, as: T.self)
+    }
+}
+
+extension PersistableRecord where Self: FetchableRecord {
+    /// Inserts the record and returns the inserted row, decoded; throws
+    /// ``RecordError/recordNotFound(databaseTableName:key:)`` when an ignored conflict inserted
+    /// nothing.
+    public func insertAndFetch(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws -> Self {
+        try insertAndFetch(db, onConflict: conflictResolution, as: Self.self)
+    }
+
+    /// Inserts or updates the record and returns the upserted row, decoded.
+    public func upsertAndFetch(_ db: Database) throws -> Self {
+        try upsertAndFetch(db, as: Self.self)
+    }
+
+    /// Updates or inserts the record and returns the saved row, decoded.
+    public func saveAndFetch(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws -> Self {
+        try saveAndFetch(db, onConflict: conflictResolution, as: Self.self)
+    }
+}
+
+// Names that always reach the mutating implementations (the non-mutating ones of
+// PersistableRecord would otherwise win overload resolution and call themselves).
+extension MutablePersistableRecord {
+    fileprivate mutating func mutatingInsertAndFetch<T>(
+        _ db: Database, onConflict: Database.ConflictResolution?, selection: [any SQLSelectable],
+        fetch: (Statement) throws -> T) throws -> T
+    {
+        var result: T?
+        try insertWithCallbacks(db) { record in
+            let (success, fetched) = try record.insertReturning(db, onConflict: onConflict, selection: selection, fetch: fetch)
+            result = fetched
+            return success
+        }
+        return result!
+    }
+
+    fileprivate mutating func mutatingUpsertAndFetch<T: FetchableRecord & TableRecord>(_ db: Database, as type: T.Type) throws -> T {
+        var result: T?
+        let fetch = fetchOneRecord(db, T.self)
+        try insertWithCallbacks(db) { record in
+            let (success, fetched) = try record.upsertReturning(db, selection: T.databaseSelection, fetch: fetch)
+            result = fetched
+            return success
+        }
+        return result!
+    }
+
+    fileprivate mutating func mutatingSaveAndFetch<T: FetchableRecord & TableRecord>(
+        _ db: Database, onConflict: Database.ConflictResolution?, as type: T.Type) throws -> T
+    {
+        let (_, keyValues) = try Self.primaryKeyValues(db, PersistenceContainer(self))
+        if !keyValues.contains(where: \.isNull) {
+            do {
+                return try updateAndFetch(db, onConflict: onConflict, selection: T.databaseSelection, fetch: fetchOneRecord(db, T.self))
+            } catch RecordError.recordNotFound {
+                // No row with this key yet: insert it.
+            }
+        }
+        return try mutatingInsertAndFetch(db, onConflict: onConflict, selection: T.databaseSelection, fetch: fetchOneRecord(db, T.self))
+    }
+}

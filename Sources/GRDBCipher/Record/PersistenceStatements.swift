@@ -1,0 +1,112 @@
+import CSQLCipher
+
+/// The statements records run to insert, update, delete and upsert, remembered by shape (kind,
+/// table, columns) so that saving many records of one type generates and prepares SQL once.
+///
+/// A handful of shapes are kept, most recent first; a lookup compares strings that are
+/// usually identical (column names from the same coding keys), which is cheaper than hashing
+/// them. Emptied with the schema cache (the rowid column of a table may change).
+struct PersistenceStatementCache {
+    enum Kind: Equatable {
+        case insert(Database.ConflictResolution)
+        case update(Database.ConflictResolution)
+        case upsert
+    }
+
+    struct Entry {
+        let kind: Kind
+        let table: String
+        let columns: [String]
+        let statement: Statement
+        /// The column that holds the rowid, for insertion results.
+        let rowIDColumn: String?
+        /// Whether the statement ends with `RETURNING "rowid"`.
+        let returnsRowID: Bool
+    }
+
+    private var entries: [Entry] = []
+    private static let capacity = 16
+
+    func find(_ kind: Kind, table: String, columns: [String]) -> Entry? {
+        for entry in entries where entry.kind == kind && entry.table == table && entry.columns == columns {
+            return entry
+        }
+        return nil
+    }
+
+    mutating func insert(_ entry: Entry) {
+        if entries.count >= Self.capacity { entries.removeLast() }
+        entries.insert(entry, at: 0)
+    }
+
+    mutating func removeAll() {
+        entries.removeAll()
+    }
+}
+
+extension Database {
+    /// Returns the statement for a persistence shape, generating it the first time.
+    func persistenceStatement(
+        _ kind: PersistenceStatementCache.Kind,
+        table: String,
+        columns: [String],
+        make: () throws -> (sql: String, rowIDColumn: String?, returnsRowID: Bool)) throws -> PersistenceStatementCache.Entry
+    {
+        if schemaCache.needsVersionCheck {
+            // Another connection may have changed the table since the last access.
+            _ = try tableExists(table)
+        }
+        if let entry = persistenceStatements.find(kind, table: table, columns: columns) {
+            preconditionValidAccess()
+            return entry
+        }
+        let (sql, rowIDColumn, returnsRowID) = try make()
+        let entry = try PersistenceStatementCache.Entry(
+            kind: kind, table: table, columns: columns, statement: makeStatement(sql: sql),
+            rowIDColumn: rowIDColumn, returnsRowID: returnsRowID)
+        persistenceStatements.insert(entry)
+        return entry
+    }
+}
+
+extension Statement {
+    /// Binds values straight from a persistence container, without building statement
+    /// arguments (they are recorded for error messages only when arguments are public).
+    func bindPersistenceValues(_ values: some Collection<(any DatabaseValueConvertible)?>) throws {
+        reset()
+        sqlite3_clear_bindings(sqliteStatement)
+        var index: CInt = 1
+        for value in values {
+            let code = value?.bind(to: sqliteStatement, at: index) ?? sqlite3_bind_null(sqliteStatement, index)
+            if code != SQLITE_OK {
+                throw makeDatabaseError(
+                    code, database.sqliteConnection, sql: sql, arguments: StatementArguments(),
+                    publicStatementArguments: false)
+            }
+            index += 1
+        }
+        recordPersistenceArguments(values)
+    }
+
+    /// Runs a persistence statement bound with ``bindPersistenceValues(_:)``; returns the
+    /// rowid of the first returned row when it has a `RETURNING "rowid"` clause.
+    func executePersistence(returnsRowID: Bool) throws -> Int64? {
+        let sqliteStatement = sqliteStatement
+        if writesData { database.transactionHasWrites = true }
+        var rowID: Int64?
+        while true {
+            let code = sqlite3_step(sqliteStatement)
+            if code == SQLITE_ROW {
+                if returnsRowID, rowID == nil { rowID = sqlite3_column_int64(sqliteStatement, 0) }
+                continue
+            }
+            if code == SQLITE_DONE {
+                reset()
+                return rowID
+            }
+            let error = stepError(code)
+            reset()
+            throw error
+        }
+    }
+}

@@ -1,0 +1,336 @@
+import Foundation
+
+/// A type tied to a database table, that builds SQL for it.
+///
+/// ```swift
+/// struct Player: TableRecord {
+///     // Optional: the default is "player", the type name with a lowercased first letter.
+///     static let databaseTableName = "player"
+///
+///     enum Columns {
+///         static let name = Column("name")
+///         static let score = Column("score")
+///     }
+/// }
+///
+/// let count = try Player.fetchCount(db)          // SELECT COUNT(*) FROM "player"
+/// let exists = try Player.exists(db, key: 1)     // SELECT EXISTS (SELECT * FROM "player" WHERE "id" = ?)
+/// try Player.deleteOne(db, key: 1)               // DELETE FROM "player" WHERE "id" = ?
+/// ```
+public protocol TableRecord {
+    /// The name of the database table. The default is the type name with its leading capitals
+    /// lowercased, keeping the capital that starts the next word: `Player` → "player",
+    /// `HTTPRequest` → "httpRequest".
+    static var databaseTableName: String { get }
+
+    /// The columns selected by the record's requests. The default is `[.allColumns]` (`*`).
+    static var databaseSelection: [any SQLSelectable] { get }
+}
+
+extension TableRecord {
+    public static var databaseTableName: String {
+        DefaultTableNames.name(for: Self.self)
+    }
+
+    public static var databaseSelection: [any SQLSelectable] {
+        [AllColumns()]
+    }
+
+    /// The number of columns selected by the record (`*` counts the table's columns).
+    public static func numberOfSelectedColumns(_ db: Database) throws -> Int {
+        var count = 0
+        for selectable in databaseSelection {
+            if selectable.sqlSelection.isAllColumns {
+                count += try db.columns(in: databaseTableName).count
+            } else {
+                count += 1
+            }
+        }
+        return count
+    }
+}
+
+/// Default table names by type, computed once: the type name comes from the runtime, which is
+/// too slow to ask on every insert.
+enum DefaultTableNames {
+    private static let names = LockedValue<[ObjectIdentifier: String]>([:])
+
+    static func name(for type: Any.Type) -> String {
+        let id = ObjectIdentifier(type)
+        if let name = names.read({ $0[id] }) { return name }
+        let name = defaultDatabaseTableName(String(describing: type))
+        names.update { $0[id] = name }
+        return name
+    }
+}
+
+/// `Player` → "player", `HTTPRequest` → "httpRequest", `URL` → "url". Generic arguments are
+/// dropped: `Box<Int>` → "box".
+func defaultDatabaseTableName(_ typeName: String) -> String {
+    let name = typeName.prefix { $0 != "<" }
+    let characters = Array(name)
+    var uppercasePrefix = 0
+    while uppercasePrefix < characters.count, characters[uppercasePrefix].isUppercase {
+        uppercasePrefix += 1
+    }
+    switch uppercasePrefix {
+    case 0:
+        return String(name)
+    case 1, characters.count:
+        return String(characters[..<uppercasePrefix]).lowercased() + String(characters[uppercasePrefix...])
+    default:
+        // "HTTPRequest": the last capital starts the next word.
+        let lowered = uppercasePrefix - 1
+        return String(characters[..<lowered]).lowercased() + String(characters[lowered...])
+    }
+}
+
+// MARK: - Errors
+
+/// An error thrown by records: a row that should exist does not.
+///
+/// ```swift
+/// do {
+///     let player = try Player.find(db, id: 42)
+/// } catch let RecordError.recordNotFound(databaseTableName: table, key: key) {
+///     print("No \(table) row for \(key.keys)")
+/// }
+/// ```
+///
+/// The description names the table and the key columns, not the key values: they may be
+/// personal data (see docs/GRDB-Differences.md).
+public enum RecordError: Error, CustomStringConvertible, Sendable {
+    /// No row of `databaseTableName` has this key.
+    case recordNotFound(databaseTableName: String, key: [String: DatabaseValue])
+
+    public var description: String {
+        switch self {
+        case let .recordNotFound(databaseTableName: table, key: key):
+            let columns = key.keys.sorted().map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+            return "Key not found in table \(table.quotedDatabaseIdentifier) (key columns: \(columns))"
+        }
+    }
+}
+
+/// The former name of ``RecordError``.
+@available(*, deprecated, renamed: "RecordError")
+public typealias PersistenceError = RecordError
+
+// MARK: - Keys
+
+/// The values of one key, by column.
+typealias KeyValues = [(column: String, value: DatabaseValue)]
+
+extension TableRecord {
+    /// The database value of a key component, encoded with the record's UUID, date and data
+    /// strategies when it has some.
+    static func keyDatabaseValue(_ value: (any DatabaseValueConvertible)?, column: String) -> DatabaseValue {
+        guard let value else { return .null }
+        if let encodable = Self.self as? any EncodableRecord.Type {
+            return encodable.strategyEncodedValue(value, column: column)
+        }
+        return value.databaseValue
+    }
+
+    /// Primary key values: one value per key; the primary key must have one column.
+    static func primaryKeyValues(_ db: Database, _ values: [(any DatabaseValueConvertible)?]) throws -> (column: String, values: [DatabaseValue]) {
+        let primaryKey = try db.primaryKey(databaseTableName)
+        guard primaryKey.columns.count == 1 else {
+            throw DatabaseError(
+                resultCode: .SQLITE_MISUSE,
+                message: "table \(databaseTableName.quotedDatabaseIdentifier) has a composite primary key (\(primaryKey.columns.joined(separator: ", "))): give keys as dictionaries")
+        }
+        let column = primaryKey.columns[0]
+        return (column, values.map { keyDatabaseValue($0, column: column) })
+    }
+
+    /// Dictionary keys, checked to be unique keys of the table.
+    static func uniqueKeyValues(_ db: Database, _ keys: [[String: (any DatabaseValueConvertible)?]]) throws -> [KeyValues] {
+        var checked: Set<[String]> = []
+        return try keys.map { key in
+            let columns = key.keys.sorted()
+            if !checked.contains(columns) {
+                guard !columns.isEmpty, try db.table(databaseTableName, hasUniqueKey: columns) else {
+                    throw DatabaseError(
+                        resultCode: .SQLITE_MISUSE,
+                        message: "table \(databaseTableName.quotedDatabaseIdentifier) has no unique key on column(s) \(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))")
+                }
+                checked.insert(columns)
+            }
+            return columns.map { (column: $0, value: keyDatabaseValue(key[$0]!, column: $0)) }
+        }
+    }
+
+    /// The WHERE condition that matches primary key values, or nil when none can match (NULL
+    /// never matches).
+    static func primaryKeyCondition(_ column: String, _ values: [DatabaseValue]) -> (sql: String, arguments: StatementArguments)? {
+        let values = values.filter { !$0.isNull }
+        if values.isEmpty { return nil }
+        let quoted = column.quotedDatabaseIdentifier
+        if values.count == 1 {
+            return ("\(quoted) = ?", StatementArguments(values))
+        }
+        let marks = repeatElement("?", count: values.count).joined(separator: ", ")
+        return ("\(quoted) IN (\(marks))", StatementArguments(values))
+    }
+
+    /// The WHERE condition that matches unique keys, or nil when none can match.
+    static func uniqueKeyCondition(_ keys: [KeyValues]) -> (sql: String, arguments: StatementArguments)? {
+        let keys = keys.filter { !$0.contains { $0.value.isNull } }
+        if keys.isEmpty { return nil }
+        var values: [DatabaseValue] = []
+        let terms = keys.map { key in
+            let comparisons = key.map { "\($0.column.quotedDatabaseIdentifier) = ?" }
+            values.append(contentsOf: key.map(\.value))
+            return comparisons.count == 1 ? comparisons[0] : comparisons.map { "(\($0))" }.joined(separator: " AND ")
+        }
+        let sql = terms.count == 1 ? terms[0] : terms.map { "(\($0))" }.joined(separator: " OR ")
+        return (sql, StatementArguments(values))
+    }
+
+    /// `SELECT <selection> FROM "table"` and its arguments.
+    static func selectSQL() -> (sql: String, arguments: StatementArguments) {
+        var arguments = StatementArguments()
+        let selection = databaseSelection.selectionSQL(&arguments)
+        return ("SELECT \(selection) FROM \(databaseTableName.quotedDatabaseIdentifier)", arguments)
+    }
+
+    static func selectSQL(where condition: (sql: String, arguments: StatementArguments)) -> (sql: String, arguments: StatementArguments) {
+        let select = selectSQL()
+        return ("\(select.sql) WHERE \(condition.sql)", select.arguments + condition.arguments)
+    }
+}
+
+// MARK: - Counting, existence, deletion
+
+extension TableRecord {
+    /// Returns the number of rows in the table.
+    ///
+    /// ```swift
+    /// let count = try Player.fetchCount(db) // SELECT COUNT(*) FROM "player"
+    /// ```
+    public static func fetchCount(_ db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(databaseTableName.quotedDatabaseIdentifier)") ?? 0
+    }
+
+    /// Returns whether a row exists for this primary key.
+    public static func exists(_ db: Database, key: some DatabaseValueConvertible) throws -> Bool {
+        let (column, values) = try primaryKeyValues(db, [key])
+        guard let condition = primaryKeyCondition(column, values) else { return false }
+        return try existsSQL(db, condition)
+    }
+
+    /// Returns whether a row exists for this primary or unique key.
+    ///
+    /// ```swift
+    /// try Player.exists(db, key: ["email": "arthur@example.com"])
+    /// ```
+    public static func exists(_ db: Database, key: [String: (any DatabaseValueConvertible)?]) throws -> Bool {
+        guard let condition = try uniqueKeyCondition(uniqueKeyValues(db, [key])) else { return false }
+        return try existsSQL(db, condition)
+    }
+
+    static func existsSQL(_ db: Database, _ condition: (sql: String, arguments: StatementArguments)) throws -> Bool {
+        let sql = "SELECT EXISTS (SELECT * FROM \(databaseTableName.quotedDatabaseIdentifier) WHERE \(condition.sql))"
+        return try Bool.fetchOne(db, sql: sql, arguments: condition.arguments) ?? false
+    }
+
+    /// Deletes all rows, and returns the number of deleted rows.
+    ///
+    /// ```swift
+    /// try Player.deleteAll(db) // DELETE FROM "player"
+    /// ```
+    @discardableResult
+    public static func deleteAll(_ db: Database) throws -> Int {
+        try db.execute(sql: "DELETE FROM \(databaseTableName.quotedDatabaseIdentifier)")
+        return db.changesCount
+    }
+
+    /// Deletes the rows with these primary keys, and returns the number of deleted rows.
+    @discardableResult
+    public static func deleteAll(_ db: Database, keys: some Collection<some DatabaseValueConvertible>) throws -> Int {
+        if keys.isEmpty { return 0 }
+        let (column, values) = try primaryKeyValues(db, keys.map { $0 })
+        guard let condition = primaryKeyCondition(column, values) else { return 0 }
+        return try deleteSQL(db, condition)
+    }
+
+    /// Deletes the rows with these primary or unique keys, and returns the number of deleted
+    /// rows.
+    @discardableResult
+    public static func deleteAll(_ db: Database, keys: [[String: (any DatabaseValueConvertible)?]]) throws -> Int {
+        if keys.isEmpty { return 0 }
+        guard let condition = try uniqueKeyCondition(uniqueKeyValues(db, keys)) else { return 0 }
+        return try deleteSQL(db, condition)
+    }
+
+    /// Deletes the row with this primary key, and returns whether a row was deleted.
+    ///
+    /// ```swift
+    /// try Player.deleteOne(db, key: 1) // DELETE FROM "player" WHERE "id" = ?
+    /// ```
+    @discardableResult
+    public static func deleteOne(_ db: Database, key: (some DatabaseValueConvertible)?) throws -> Bool {
+        guard let key else { return false }
+        return try deleteAll(db, keys: [key]) > 0
+    }
+
+    /// Deletes the row with this primary or unique key, and returns whether a row was deleted.
+    @discardableResult
+    public static func deleteOne(_ db: Database, key: [String: (any DatabaseValueConvertible)?]) throws -> Bool {
+        try deleteAll(db, keys: [key]) > 0
+    }
+
+    static func deleteSQL(_ db: Database, _ condition: (sql: String, arguments: StatementArguments)) throws -> Int {
+        let sql = "DELETE FROM \(databaseTableName.quotedDatabaseIdentifier) WHERE \(condition.sql)"
+        try db.execute(sql: sql, arguments: condition.arguments)
+        return db.changesCount
+    }
+
+    /// The error for a primary key that matches no row.
+    public static func recordNotFound(_ db: Database, key: some DatabaseValueConvertible) -> any Error {
+        do {
+            let (column, values) = try primaryKeyValues(db, [key])
+            return RecordError.recordNotFound(databaseTableName: databaseTableName, key: [column: values[0]])
+        } catch {
+            return error
+        }
+    }
+
+    /// The error for a primary or unique key that matches no row.
+    public static func recordNotFound(key: [String: (any DatabaseValueConvertible)?]) -> any Error {
+        var dbKey: [String: DatabaseValue] = [:]
+        for (column, value) in key {
+            dbKey[column] = keyDatabaseValue(value, column: column)
+        }
+        return RecordError.recordNotFound(databaseTableName: databaseTableName, key: dbKey)
+    }
+}
+
+extension TableRecord where Self: Identifiable, ID: DatabaseValueConvertible {
+    /// Returns whether a row exists for this id.
+    ///
+    /// ```swift
+    /// try Player.exists(db, id: 1)
+    /// ```
+    public static func exists(_ db: Database, id: ID) throws -> Bool {
+        try exists(db, key: id)
+    }
+
+    /// Deletes the rows with these ids, and returns the number of deleted rows.
+    @discardableResult
+    public static func deleteAll(_ db: Database, ids: some Collection<ID>) throws -> Int {
+        try deleteAll(db, keys: ids)
+    }
+
+    /// Deletes the row with this id, and returns whether a row was deleted.
+    @discardableResult
+    public static func deleteOne(_ db: Database, id: ID) throws -> Bool {
+        try deleteOne(db, key: id)
+    }
+
+    /// The error for an id that matches no row.
+    public static func recordNotFound(_ db: Database, id: ID) -> any Error {
+        recordNotFound(db, key: id)
+    }
+}
