@@ -39,4 +39,6 @@ fixtures: deps
 
 # Benchmarks (release build), in the sibling Benchmarks/ package.
 bench: deps
-	cd Benchmarks && $(SWIFT) run -c release PoolBenchmark
+	cd Benchmarks && $(SWIFT) build -c release
+	cd Benchmarks && .build/release/PoolBenchmark
+	cd Benchmarks && .build/release/RecordBenchmark

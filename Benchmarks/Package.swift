@@ -16,6 +16,12 @@ let package = Package(
                 "CRawSQLCipher",
                 .product(name: "GRDBCipher", package: "GRDBCipher"),
             ]),
+        .executableTarget(
+            name: "RecordBenchmark",
+            dependencies: [
+                "CRawSQLCipher",
+                .product(name: "GRDBCipher", package: "GRDBCipher"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -124,8 +124,7 @@ public final class Row {
         case .statement(let statement):
             return statement.index(ofColumn: name)
         case .values(let columns, _):
-            let lowercased = name.lowercased()
-            return columns.firstIndex { $0.lowercased() == lowercased }
+            return columns.firstIndex { $0.equalsIgnoringASCIICase(name) }
         }
     }
 

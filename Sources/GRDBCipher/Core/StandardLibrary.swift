@@ -127,3 +127,29 @@ extension String: DatabaseValueConvertible, StatementColumnConvertible {
         self.init(decoding: UnsafeBufferPointer(start: text, count: Int(count)), as: UTF8.self)
     }
 }
+
+extension String {
+    /// Whether two identifiers are equal for SQLite: ASCII letters compare case-insensitively,
+    /// other characters exactly (SQLite folds ASCII only).
+    ///
+    /// Compares bytes: cheaper than `==`, whose slow path for different strings dominated
+    /// record encoding in profiles.
+    @inline(__always)
+    func equalsIgnoringASCIICase(_ other: String) -> Bool {
+        if utf8.count != other.utf8.count { return false }
+        var lhs = utf8.makeIterator()
+        var rhs = other.utf8.makeIterator()
+        while true {
+            switch (lhs.next(), rhs.next()) {
+            case (nil, nil):
+                return true
+            case let (a?, b?):
+                if a == b { continue }
+                let foldedA = a | 0x20
+                if foldedA != b | 0x20 || foldedA < 0x61 || foldedA > 0x7A { return false }
+            default:
+                return false
+            }
+        }
+    }
+}

@@ -128,7 +128,7 @@ public final class Statement {
         } else if let index = columnIndexes[name] {
             return index
         }
-        return columnNames.firstIndex { $0.equalsIgnoringCase(name) }
+        return columnNames.firstIndex { $0.equalsIgnoringASCIICase(name) }
     }
 
 
@@ -248,11 +248,6 @@ extension Statement: CustomStringConvertible {
     public var description: String { sql }
 }
 
-private extension String {
-    func equalsIgnoringCase(_ other: String) -> Bool {
-        lowercased() == other.lowercased()
-    }
-}
 
 extension Statement {
     /// Statement effects that invalidate what a connection remembers.

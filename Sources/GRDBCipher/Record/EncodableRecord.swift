@@ -128,7 +128,7 @@ public enum DatabaseDataEncodingStrategy {
 }
 
 /// How `Encodable` records encode their `UUID` properties.
-public enum DatabaseUUIDEncodingStrategy {
+public enum DatabaseUUIDEncodingStrategy: Sendable {
     /// A 16-byte blob.
     case deferredToUUID
     /// Text such as "E621E1F8-C36C-495A-93FC-0C247A3E6E5F".
@@ -146,13 +146,13 @@ public enum DatabaseUUIDEncodingStrategy {
 }
 
 /// How `Encodable` records name the column of a coding key.
-public enum DatabaseColumnEncodingStrategy {
+public enum DatabaseColumnEncodingStrategy: Sendable {
     /// The column has the name of the key.
     case useDefaultKeys
     /// Camel case keys (`playerId`) go in snake case columns (`player_id`).
     case convertToSnakeCase
     /// Your own naming.
-    case custom((any CodingKey) -> String)
+    case custom(@Sendable (any CodingKey) -> String)
 
     func column(for key: some CodingKey) -> String {
         switch self {
@@ -249,13 +249,8 @@ public struct PersistenceContainer {
 
     /// The index of a column, compared case-insensitively.
     func index(of column: String) -> Int? {
-        // Exact matches first: the common case, and cheap for identical strings.
-        for index in columns.indices where columns[index] == column {
+        for index in columns.indices where columns[index].equalsIgnoringASCIICase(column) {
             return index
-        }
-        let utf8Count = column.utf8.count
-        for index in columns.indices where columns[index].utf8.count == utf8Count {
-            if columns[index].caseInsensitiveCompare(column) == .orderedSame { return index }
         }
         return nil
     }

@@ -109,13 +109,13 @@ public enum DatabaseDataDecodingStrategy {
 }
 
 /// How `Decodable` records look for the column of a coding key.
-public enum DatabaseColumnDecodingStrategy {
+public enum DatabaseColumnDecodingStrategy: Sendable {
     /// The column has the name of the key.
     case useDefaultKeys
     /// Column names in snake case (`player_id`) match camel case keys (`playerId`).
     case convertFromSnakeCase
     /// Each column name gives the coding key it matches.
-    case custom((String) -> any CodingKey)
+    case custom(@Sendable (String) -> any CodingKey)
 
     /// The coding key string a column name matches, for the non-default strategies.
     func keyString(forColumn column: String) -> String {

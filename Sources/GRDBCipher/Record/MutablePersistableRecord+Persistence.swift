@@ -75,8 +75,8 @@ extension MutablePersistableRecord {
     /// INSERT; returns the insertion result.
     func performInsert(_ db: Database, onConflict conflict: Database.ConflictResolution?) throws -> InsertionSuccess {
         var container = try PersistenceContainer(self)
-        let table = Self.databaseTableName
-        let conflict = Self.insertConflict(conflict)
+        let table = type(of: self).databaseTableName
+        let conflict = type(of: self).insertConflict(conflict)
         let entry = try db.persistenceStatement(.insert(conflict), table: table, columns: container.columns) {
             let rowIDColumn = try db.primaryKey(table).rowIDColumn
             return (PersistenceSQL.insert(table: table, columns: container.columns, conflict: conflict), rowIDColumn, false)
@@ -97,7 +97,7 @@ extension MutablePersistableRecord {
     /// UPSERT; returns the insertion result (the rowid of the inserted or updated row).
     func performUpsert(_ db: Database) throws -> InsertionSuccess {
         var container = try PersistenceContainer(self)
-        let table = Self.databaseTableName
+        let table = type(of: self).databaseTableName
         let entry = try db.persistenceStatement(.upsert, table: table, columns: container.columns) {
             let primaryKey = try db.primaryKey(table)
             let hasRowID = try db.tableHasRowID(table)
@@ -126,13 +126,13 @@ extension MutablePersistableRecord {
     /// record's primary key.
     func performUpdate(_ db: Database, onConflict conflict: Database.ConflictResolution?, columns: Set<String>?) throws -> PersistenceSuccess {
         let container = try PersistenceContainer(self)
-        let table = Self.databaseTableName
-        let (keyColumns, keyValues) = try Self.primaryKeyValues(db, container)
+        let table = type(of: self).databaseTableName
+        let (keyColumns, keyValues) = try type(of: self).primaryKeyValues(db, container)
         if keyValues.contains(where: \.isNull) {
-            throw Self.notFound(keyColumns, keyValues)
+            throw type(of: self).notFound(keyColumns, keyValues)
         }
         let setColumns = Self.updatedColumns(container, keyColumns: keyColumns, only: columns)
-        let conflict = Self.updateConflict(conflict)
+        let conflict = type(of: self).updateConflict(conflict)
         let entry = try db.persistenceStatement(.update(conflict), table: table, columns: setColumns + ["\u{0}"] + keyColumns) {
             let sql = PersistenceSQL.update(table: table, setColumns: setColumns, keyColumns: keyColumns, conflict: conflict)
             return (sql, try db.primaryKey(table).rowIDColumn, false)
@@ -141,13 +141,13 @@ extension MutablePersistableRecord {
         try entry.statement.bindPersistenceValues(values)
         _ = try entry.statement.executePersistence(returnsRowID: false)
         if db.changesCount == 0 {
-            throw Self.notFound(keyColumns, keyValues)
+            throw type(of: self).notFound(keyColumns, keyValues)
         }
         let rowID: Int64
         if let rowIDColumn = entry.rowIDColumn, let value = Int64.fromDatabaseValue(container.databaseValue(of: rowIDColumn)) {
             rowID = value
         } else {
-            rowID = try Self.rowID(db, keyColumns: keyColumns, keyValues: keyValues)
+            rowID = try type(of: self).rowID(db, keyColumns: keyColumns, keyValues: keyValues)
         }
         return PersistenceSuccess(rowID: rowID, persistenceContainer: container)
     }
@@ -163,9 +163,9 @@ extension MutablePersistableRecord {
     /// DELETE; returns whether a row was deleted.
     func performDelete(_ db: Database) throws -> Bool {
         let container = try PersistenceContainer(self)
-        let (keyColumns, keyValues) = try Self.primaryKeyValues(db, container)
+        let (keyColumns, keyValues) = try type(of: self).primaryKeyValues(db, container)
         if keyValues.contains(where: \.isNull) { return false }
-        let sql = PersistenceSQL.delete(table: Self.databaseTableName, keyColumns: keyColumns)
+        let sql = PersistenceSQL.delete(table: type(of: self).databaseTableName, keyColumns: keyColumns)
         try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(keyValues))
         return db.changesCount > 0
     }
@@ -173,11 +173,11 @@ extension MutablePersistableRecord {
     /// Whether the primary key matches a row.
     func performExists(_ db: Database) throws -> Bool {
         let container = try PersistenceContainer(self)
-        let (keyColumns, keyValues) = try Self.primaryKeyValues(db, container)
-        guard let condition = Self.uniqueKeyCondition([zip(keyColumns, keyValues).map { (column: $0, value: $1) }]) else {
+        let (keyColumns, keyValues) = try type(of: self).primaryKeyValues(db, container)
+        guard let condition = type(of: self).uniqueKeyCondition([zip(keyColumns, keyValues).map { (column: $0, value: $1) }]) else {
             return false
         }
-        return try Self.existsSQL(db, condition)
+        return try type(of: self).existsSQL(db, condition)
     }
 }
 
@@ -369,7 +369,7 @@ extension MutablePersistableRecord {
 
     /// The update-or-insert of ``save(_:onConflict:)``, with the update or insert callbacks.
     private mutating func saveWithoutSaveCallbacks(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?) throws -> PersistenceSuccess {
-        let (_, keyValues) = try Self.primaryKeyValues(db, PersistenceContainer(self))
+        let (_, keyValues) = try type(of: self).primaryKeyValues(db, PersistenceContainer(self))
         if !keyValues.contains(where: \.isNull) {
             do {
                 return try updateWithoutSaveCallbacks(db, columns: allUpdatedColumns()) {

@@ -19,12 +19,12 @@ extension MutablePersistableRecord {
 
     /// A fetch closure that decodes one `T` and throws recordNotFound when no row comes back
     /// (an ignored conflict, a missing row).
-    fileprivate func fetchOneRecord<T: FetchableRecord>(_ db: Database, _ type: T.Type) -> (Statement) throws -> T {
+    fileprivate func fetchOneRecord<T: FetchableRecord>(_ db: Database, _ recordType: T.Type) -> (Statement) throws -> T {
         { statement in
             if let record = try T.fetchOne(statement) { return record }
             let container = try PersistenceContainer(self)
-            let (columns, values) = try Self.primaryKeyValues(db, container)
-            throw Self.notFound(columns, values)
+            let (columns, values) = try type(of: self).primaryKeyValues(db, container)
+            throw type(of: self).notFound(columns, values)
         }
     }
 
@@ -33,10 +33,10 @@ extension MutablePersistableRecord {
         fetch: (Statement) throws -> T) throws -> (InsertionSuccess, T)
     {
         var container = try PersistenceContainer(self)
-        let table = Self.databaseTableName
-        let conflict = conflict ?? Self.persistenceConflictPolicy.conflictResolutionForInsert
+        let table = type(of: self).databaseTableName
+        let conflict = conflict ?? type(of: self).persistenceConflictPolicy.conflictResolutionForInsert
         let sql = PersistenceSQL.insert(table: table, columns: container.columns, conflict: conflict)
-        let fetched = try Self.returning(db, sql: sql, values: container.databaseValues, selection: selection, fetch: fetch)
+        let fetched = try type(of: self).returning(db, sql: sql, values: container.databaseValues, selection: selection, fetch: fetch)
         let rowIDColumn = try db.primaryKey(table).rowIDColumn
         let rowID = db.lastInsertedRowID
         if let rowIDColumn, rowIDColumn != "rowid" || container.index(of: rowIDColumn) != nil {
@@ -47,10 +47,10 @@ extension MutablePersistableRecord {
 
     private func upsertReturning<T>(_ db: Database, selection: [any SQLSelectable], fetch: (Statement) throws -> T) throws -> (InsertionSuccess, T) {
         var container = try PersistenceContainer(self)
-        let table = Self.databaseTableName
+        let table = type(of: self).databaseTableName
         let primaryKey = try db.primaryKey(table)
         let sql = PersistenceSQL.upsert(table: table, columns: container.columns, keyColumns: primaryKey.columns)
-        let fetched = try Self.returning(db, sql: sql, values: container.databaseValues, selection: selection, fetch: fetch)
+        let fetched = try type(of: self).returning(db, sql: sql, values: container.databaseValues, selection: selection, fetch: fetch)
         var rowID = db.lastInsertedRowID
         if let rowIDColumn = primaryKey.rowIDColumn {
             if let value = Int64.fromDatabaseValue(container.databaseValue(of: rowIDColumn)) {
@@ -67,19 +67,19 @@ extension MutablePersistableRecord {
         selection: [any SQLSelectable], fetch: (Statement) throws -> T) throws -> (PersistenceSuccess, T)
     {
         let container = try PersistenceContainer(self)
-        let (keyColumns, keyValues) = try Self.primaryKeyValues(db, container)
-        if keyValues.contains(where: \.isNull) { throw Self.notFound(keyColumns, keyValues) }
+        let (keyColumns, keyValues) = try type(of: self).primaryKeyValues(db, container)
+        if keyValues.contains(where: \.isNull) { throw type(of: self).notFound(keyColumns, keyValues) }
         let keys = Set(keyColumns.map { $0.lowercased() })
         let wanted = columns.map { Set($0.map { $0.lowercased() }) }
         var setColumns = container.columns.filter {
             !keys.contains($0.lowercased()) && (wanted?.contains($0.lowercased()) ?? true)
         }
         if setColumns.isEmpty { setColumns = keyColumns }
-        let conflict = conflict ?? Self.persistenceConflictPolicy.conflictResolutionForUpdate
-        let sql = PersistenceSQL.update(table: Self.databaseTableName, setColumns: setColumns, keyColumns: keyColumns, conflict: conflict)
+        let conflict = conflict ?? type(of: self).persistenceConflictPolicy.conflictResolutionForUpdate
+        let sql = PersistenceSQL.update(table: type(of: self).databaseTableName, setColumns: setColumns, keyColumns: keyColumns, conflict: conflict)
         let values = setColumns.map { container.databaseValue(of: $0) } + keyValues
-        let fetched = try Self.returning(db, sql: sql, values: values, selection: selection, fetch: fetch)
-        let primaryKey = try db.primaryKey(Self.databaseTableName)
+        let fetched = try type(of: self).returning(db, sql: sql, values: values, selection: selection, fetch: fetch)
+        let primaryKey = try db.primaryKey(type(of: self).databaseTableName)
         let rowID = primaryKey.rowIDColumn.flatMap { Int64.fromDatabaseValue(container.databaseValue(of: $0)) } ?? 0
         return (PersistenceSuccess(rowID: rowID, persistenceContainer: container), fetched)
     }
@@ -244,7 +244,7 @@ extension MutablePersistableRecord {
         return result!
     }
 
-    fileprivate mutating func mutatingUpsertAndFetch<T: FetchableRecord & TableRecord>(_ db: Database, as type: T.Type) throws -> T {
+    fileprivate mutating func mutatingUpsertAndFetch<T: FetchableRecord & TableRecord>(_ db: Database, as returnedType: T.Type) throws -> T {
         var result: T?
         let fetch = fetchOneRecord(db, T.self)
         try insertWithCallbacks(db) { record in
@@ -256,9 +256,9 @@ extension MutablePersistableRecord {
     }
 
     fileprivate mutating func mutatingSaveAndFetch<T: FetchableRecord & TableRecord>(
-        _ db: Database, onConflict: Database.ConflictResolution?, as type: T.Type) throws -> T
+        _ db: Database, onConflict: Database.ConflictResolution?, as returnedType: T.Type) throws -> T
     {
-        let (_, keyValues) = try Self.primaryKeyValues(db, PersistenceContainer(self))
+        let (_, keyValues) = try type(of: self).primaryKeyValues(db, PersistenceContainer(self))
         if !keyValues.contains(where: \.isNull) {
             do {
                 return try updateAndFetch(db, onConflict: onConflict, selection: T.databaseSelection, fetch: fetchOneRecord(db, T.self))

@@ -101,7 +101,13 @@ open class Record: FetchableRecord, TableRecord, PersistableRecord {
     public func updateChanges(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws -> Bool {
         let columns = try changedColumns()
         if columns.isEmpty { return false }
-        try update(db, onConflict: conflictResolution, columns: columns)
+        // Opening the existential binds the persistence methods to the subclass, whose
+        // table name and callbacks they use (`self` is statically a `Record` here).
+        func update(_ record: some MutablePersistableRecord) throws {
+            try record.update(db, onConflict: conflictResolution, columns: columns)
+        }
+        let existential: any MutablePersistableRecord = self
+        try update(existential)
         return true
     }
 

@@ -1,0 +1,360 @@
+import Foundation
+import Testing
+@testable import GRDBCipher
+
+@Suite("PersistableRecord", .serialized)
+struct PersistableRecordTests {
+    @Test func insertGeneratesSQLAndLearnsID() throws {
+        let test = try TestDatabase()
+        let recorder = SQLRecorder()
+        try test.dbQueue.write { db in
+            try db.execute(sql: playerSchema)
+            recorder.record(db)
+            var player = Player(id: nil, name: "Arthur", email: nil, score: 10)
+            try player.insert(db)
+            #expect(player.id == 1)
+            let inserted = try Player(id: nil, name: "Barbara", email: "b@example.com", score: 20).inserted(db)
+            #expect(inserted.id == 2)
+            try ManualPlayer(id: 10, name: "Craig", score: 30).insert(db)
+            #expect(try Player.fetchAll(db, sql: "SELECT * FROM player ORDER BY id").map(\.name) == ["Arthur", "Barbara", "Craig"])
+        }
+        #expect(recorder.dataSQL.prefix(3) == [
+            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?)",
+            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?)",
+            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?)",
+        ])
+    }
+
+    @Test func conflictsThrowAndLeaveTheTableUnchanged() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in
+            try makePlayers(db)
+            try db.execute(sql: citizenshipSchema)
+            let before = try playerRows(db)
+            // UNIQUE violation.
+            var duplicate = Player(id: nil, name: "Other", email: "arthur@example.com", score: 1)
+            expectDatabaseError(.SQLITE_CONSTRAINT_UNIQUE) { try duplicate.insert(db) }
+            #expect(duplicate.id == nil)
+            // Primary key violation.
+            expectDatabaseError(.SQLITE_CONSTRAINT_PRIMARYKEY) { try ManualPlayer(id: 1, name: "X", score: 1).insert(db) }
+            // CHECK violation on update.
+            expectDatabaseError(.SQLITE_CONSTRAINT_CHECK) { try ManualPlayer(id: 1, name: "Arthur", score: -1).update(db) }
+            #expect(try playerRows(db) == before)
+            // Foreign key violation.
+            expectDatabaseError(.SQLITE_CONSTRAINT_FOREIGNKEY) { try Citizenship(citizenId: 1, countryCode: "XX").insert(db) }
+            #expect(try Citizenship.fetchCount(db) == 0)
+        }
+    }
+
+    @Test func conflictPolicies() throws {
+        struct ReplacingPlayer: Codable, PersistableRecord {
+            static let databaseTableName = "player"
+            static let persistenceConflictPolicy = PersistenceConflictPolicy(insert: .replace, update: .replace)
+            var id: Int64
+            var name: String
+            var email: String?
+            var score: Int
+        }
+        let test = try TestDatabase()
+        let recorder = SQLRecorder()
+        try test.dbQueue.write { db in
+            try makePlayers(db)
+            recorder.record(db)
+            try ReplacingPlayer(id: 1, name: "Arthur 2", email: nil, score: 5).insert(db)
+            try ReplacingPlayer(id: 1, name: "Arthur 3", email: nil, score: 5).update(db)
+            try ManualPlayer(id: 2, name: "Ignored", score: 0).insert(db, onConflict: .ignore)
+            #expect(try String.fetchAll(db, sql: "SELECT name FROM player ORDER BY id") == ["Arthur 3", "Barbara", "Craig"])
+        }
+        #expect(recorder.dataSQL.prefix(3) == [
+            "INSERT OR REPLACE INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?)",
+            "UPDATE OR REPLACE \"player\" SET \"name\"=?, \"email\"=?, \"score\"=? WHERE \"id\"=?",
+            "INSERT OR IGNORE INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?)",
+        ])
+    }
+
+    @Test func updateVariants() throws {
+        let test = try TestDatabase()
+        let recorder = SQLRecorder()
+        try test.dbQueue.write { db in
+            try makePlayers(db)
+            recorder.record(db)
+            var player = try Player.find(db, key: 1)
+            player.score = 150
+            player.email = nil
+            try player.update(db)
+            player.name = "Not saved"
+            player.score = 160
+            try player.update(db, columns: ["score"])
+            try player.update(db, columns: [Player.Columns.score])
+            let row = try Row.fetchOne(db, sql: "SELECT name, email, score FROM player WHERE id = 1")!
+            #expect(row["name"] as String == "Arthur")
+            #expect(row["email"] as String? == nil) // a nil optional is written as NULL
+            #expect(row["score"] as Int == 160)
+        }
+        #expect(recorder.dataSQL == [
+            "SELECT * FROM \"player\" WHERE \"id\" = ?",
+            "UPDATE \"player\" SET \"name\"=?, \"email\"=?, \"score\"=? WHERE \"id\"=?",
+            "UPDATE \"player\" SET \"score\"=? WHERE \"id\"=?",
+            "UPDATE \"player\" SET \"score\"=? WHERE \"id\"=?",
+            "SELECT name, email, score FROM player WHERE id = 1",
+        ])
+    }
+
+    @Test func updatingAMissingRowThrowsRecordNotFound() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in
+            try makePlayers(db)
+            let before = try playerRows(db)
+            for player in [Player(id: 42, name: "X", score: 1), Player(id: nil, name: "X", score: 1)] {
+                do {
+                    try player.update(db)
+                    Issue.record("expected RecordError")
+                } catch let RecordError.recordNotFound(databaseTableName: table, key: key) {
+                    #expect(table == "player")
+                    #expect(key == ["id": player.id?.databaseValue ?? .null])
+                }
+            }
+            #expect(try playerRows(db) == before)
+        }
+    }
+
+    @Test func updateChanges() throws {
+        let test = try TestDatabase()
+        let recorder = SQLRecorder()
+        try test.dbQueue.write { db in
+            try makePlayers(db)
+            var player = try Player.find(db, key: 2)
+            recorder.record(db)
+            #expect(try !player.updateChanges(db) { $0.score = 200 })
+            #expect(try player.updateChanges(db) { $0.score = 250 })
+            #expect(player.score == 250)
+            let old = player
+            player.name = "Babs"
+            #expect(try player.databaseChanges(from: old) == ["name": "Barbara".databaseValue])
+            #expect(try player.updateChanges(db, from: old))
+            #expect(try !player.updateChanges(db, from: player))
+            #expect(player.databaseEquals(player))
+            #expect(!player.databaseEquals(old))
+            #expect(try player.databaseDictionary == ["id": 2.databaseValue, "name": "Babs".databaseValue, "email": "barbara@example.com".databaseValue, "score": 250.databaseValue])
+        }
+        #expect(recorder.dataSQL == [
+            "UPDATE \"player\" SET \"score\"=? WHERE \"id\"=?",
+            "UPDATE \"player\" SET \"name\"=? WHERE \"id\"=?",
+        ])
+    }
+
+    @Test func saveInsertsOrUpdates() throws {
+        let test = try TestDatabase()
+        let recorder = SQLRecorder()
+        try test.dbQueue.write { db in
+            try db.execute(sql: playerSchema)
+            recorder.record(db)
+            var player = Player(id: nil, name: "Arthur", score: 1)
+            try player.save(db) // no id: insert
+            #expect(player.id == 1)
+            player.score = 2
+            try player.save(db) // id and row: update
+            var ghost = Player(id: 7, name: "Ghost", score: 3)
+            try ghost.save(db) // id without row: update, then insert
+            let saved = try Player(id: nil, name: "Craig", score: 4).saved(db)
+            #expect(saved.id == 8)
+            #expect(try Int.fetchAll(db, sql: "SELECT score FROM player ORDER BY id") == [2, 3, 4])
+        }
+        #expect(recorder.dataSQL == [
+            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?)",
+            "UPDATE \"player\" SET \"name\"=?, \"email\"=?, \"score\"=? WHERE \"id\"=?",
+            "UPDATE \"player\" SET \"name\"=?, \"email\"=?, \"score\"=? WHERE \"id\"=?",
+            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?)",
+            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?)",
+            "SELECT score FROM player ORDER BY id",
+        ])
+    }
+
+    @Test func deleteAndExists() throws {
+        let test = try TestDatabase()
+        let recorder = SQLRecorder()
+        try test.dbQueue.write { db in
+            try makePlayers(db)
+            let player = try Player.find(db, key: 3)
+            recorder.record(db)
+            #expect(try player.exists(db))
+            #expect(try player.delete(db))
+            #expect(try !player.delete(db))
+            #expect(try !player.exists(db))
+            #expect(try !Player(id: nil, name: "X", score: 0).delete(db))
+        }
+        #expect(recorder.dataSQL == [
+            "SELECT EXISTS (SELECT * FROM \"player\" WHERE \"id\" = ?)",
+            "DELETE FROM \"player\" WHERE \"id\"=?",
+            "DELETE FROM \"player\" WHERE \"id\"=?",
+            "SELECT EXISTS (SELECT * FROM \"player\" WHERE \"id\" = ?)",
+        ])
+    }
+
+    @Test func upsert() throws {
+        let test = try TestDatabase()
+        let recorder = SQLRecorder()
+        try test.dbQueue.write { db in
+            try makePlayers(db)
+            recorder.record(db)
+            var player = Player(id: 1, name: "Arthur 2", email: "arthur@example.com", score: 110)
+            try player.upsert(db)
+            #expect(player.id == 1)
+            var newcomer = Player(id: nil, name: "Dan", email: "dan@example.com", score: 5)
+            try newcomer.upsert(db)
+            #expect(newcomer.id == 4)
+            // A conflict on the unique email updates the existing row.
+            var sameEmail = Player(id: nil, name: "Barbara 2", email: "barbara@example.com", score: 220)
+            let upserted = try sameEmail.upsertAndFetch(db)
+            #expect(upserted.id == 2)
+            #expect(upserted.name == "Barbara 2")
+            #expect(try Player.fetchCount(db) == 4)
+        }
+        #expect(recorder.dataSQL.prefix(2) == [
+            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET \"name\" = \"excluded\".\"name\", \"email\" = \"excluded\".\"email\", \"score\" = \"excluded\".\"score\" RETURNING \"rowid\"",
+            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET \"name\" = \"excluded\".\"name\", \"email\" = \"excluded\".\"email\", \"score\" = \"excluded\".\"score\" RETURNING \"rowid\"",
+        ])
+        #expect(recorder.dataSQL[2].hasSuffix("RETURNING *"))
+    }
+
+    @Test func returningVariants() throws {
+        struct PartialPlayer: Encodable, MutablePersistableRecord {
+            static let databaseTableName = "player"
+            var name: String
+        }
+        let test = try TestDatabase()
+        let recorder = SQLRecorder()
+        try test.dbQueue.write { db in
+            try makePlayers(db)
+            recorder.record(db)
+            var partial = PartialPlayer(name: "Dan")
+            let full = try partial.insertAndFetch(db, as: Player.self)
+            #expect(full.id == 4)
+            #expect(full.score == 1000) // the default value
+            var eve = PartialPlayer(name: "Eve")
+            let score = try eve.insertAndFetch(db, selection: [Column("score")]) { try Int.fetchOne($0) }
+            #expect(score == 1000)
+            var player = full
+            player.score = 1
+            let updated = try player.updateAndFetch(db)
+            #expect(updated.score == 1)
+            var ghost = Player(id: 9, name: "Ghost", score: 9)
+            let saved = try ghost.saveAndFetch(db)
+            #expect(saved.id == 9)
+            // An ignored conflict inserts nothing: recordNotFound.
+            var duplicate = Player(id: 1, name: "Dup", score: 0)
+            #expect(throws: RecordError.self) { _ = try duplicate.insertAndFetch(db, onConflict: .ignore) }
+            #expect(throws: RecordError.self) { _ = try Player(id: 42, name: "X", score: 0).updateAndFetch(db) }
+        }
+        #expect(recorder.dataSQL.prefix(3) == [
+            "INSERT INTO \"player\" (\"name\") VALUES (?) RETURNING *",
+            "INSERT INTO \"player\" (\"name\") VALUES (?) RETURNING \"score\"",
+            "UPDATE \"player\" SET \"name\"=?, \"email\"=?, \"score\"=? WHERE \"id\"=? RETURNING *",
+        ])
+    }
+
+    struct Logged: Codable, MutablePersistableRecord {
+        static let databaseTableName = "player"
+        static let log = LockedValue<[String]>([])
+        var id: Int64?
+        var name: String
+        var score: Int
+        var email: String?
+
+        static func record(_ event: String) { log.update { $0.append(event) } }
+
+        mutating func willInsert(_ db: Database) throws { Self.record("willInsert") }
+        func aroundInsert(_ db: Database, insert: () throws -> InsertionSuccess) throws {
+            Self.record("aroundInsert >")
+            let inserted = try insert()
+            Self.record("aroundInsert < \(inserted.rowID) \(inserted.rowIDColumn ?? "-")")
+        }
+        mutating func didInsert(_ inserted: InsertionSuccess) {
+            id = inserted.rowID
+            Self.record("didInsert")
+        }
+        func willUpdate(_ db: Database, columns: Set<String>) throws { Self.record("willUpdate \(columns.sorted())") }
+        func aroundUpdate(_ db: Database, columns: Set<String>, update: () throws -> PersistenceSuccess) throws {
+            Self.record("aroundUpdate >")
+            _ = try update()
+            Self.record("aroundUpdate <")
+        }
+        func didUpdate(_ updated: PersistenceSuccess) { Self.record("didUpdate") }
+        func willSave(_ db: Database) throws {
+            Self.record("willSave")
+            if name.isEmpty { throw ValidationError() }
+        }
+        func aroundSave(_ db: Database, save: () throws -> PersistenceSuccess) throws {
+            Self.record("aroundSave >")
+            _ = try save()
+            Self.record("aroundSave <")
+        }
+        func didSave(_ saved: PersistenceSuccess) { Self.record("didSave") }
+        func willDelete(_ db: Database) throws { Self.record("willDelete") }
+        func aroundDelete(_ db: Database, delete: () throws -> Bool) throws {
+            Self.record("aroundDelete >")
+            _ = try delete()
+            Self.record("aroundDelete <")
+        }
+        func didDelete(deleted: Bool) { Self.record("didDelete \(deleted)") }
+    }
+
+    struct ValidationError: Error {}
+
+    @Test func callbacksRunInOrder() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in
+            try db.execute(sql: playerSchema)
+            Logged.log.write([])
+            var record = Logged(id: nil, name: "Arthur", score: 1)
+            try record.insert(db)
+            #expect(Logged.log.read() == [
+                "willSave", "aroundSave >", "willInsert", "aroundInsert >", "aroundInsert < 1 id",
+                "didInsert", "aroundSave <", "didSave"])
+            #expect(record.id == 1)
+            Logged.log.write([])
+            try record.update(db, columns: ["score"])
+            #expect(Logged.log.read() == [
+                "willSave", "aroundSave >", "willUpdate [\"score\"]", "aroundUpdate >", "aroundUpdate <",
+                "didUpdate", "aroundSave <", "didSave"])
+            Logged.log.write([])
+            try record.delete(db)
+            #expect(Logged.log.read() == ["willDelete", "aroundDelete >", "aroundDelete <", "didDelete true"])
+            // A throwing callback stops the operation: nothing is written.
+            Logged.log.write([])
+            var invalid = Logged(id: nil, name: "", score: 1)
+            #expect(throws: ValidationError.self) { try invalid.insert(db) }
+            #expect(Logged.log.read() == ["willSave"])
+            #expect(try Logged.fetchCount(db) == 0)
+        }
+    }
+
+    @Test func failedInsertRunsNoDidCallbacks() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in
+            try makePlayers(db)
+            Logged.log.write([])
+            var record = Logged(id: 1, name: "Dup", score: 1)
+            expectDatabaseError(.SQLITE_CONSTRAINT_PRIMARYKEY) { try record.insert(db) }
+            #expect(Logged.log.read() == ["willSave", "aroundSave >", "willInsert", "aroundInsert >"])
+        }
+    }
+
+    @Test func persistenceStatementsFollowSchemaChanges() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT, score INTEGER NOT NULL)")
+            var player = Player(id: nil, name: "A", score: 1)
+            try player.insert(db)
+            #expect(player.id == 1)
+            // The table is replaced with one keyed by name: the cached insert learns it.
+            try db.execute(sql: "DROP TABLE player; CREATE TABLE player (id INTEGER, name TEXT PRIMARY KEY, email TEXT, score INTEGER) WITHOUT ROWID")
+            var other = Player(id: 5, name: "B", score: 2)
+            try other.insert(db)
+            #expect(try db.primaryKey("player").rowIDColumn == nil)
+            other.score = 3
+            try other.update(db)
+            #expect(try Int.fetchOne(db, sql: "SELECT score FROM player WHERE name = 'B'") == 3)
+        }
+    }
+}
