@@ -156,6 +156,12 @@ public final class Database {
         } catch let error as DatabaseError {
             // The code stays SQLite's, for GRDB compatibility; the message says which case it is.
             switch error.resultCode {
+            case .SQLITE_CORRUPT where !isEncrypted && FileDiagnosis.hasUnreadableSQLiteHeader(path: path):
+                // A plaintext SQLite header over pages SQLite cannot read: SQLite's verdict on
+                // the encrypted bytes after the header is random (error 1 or 11).
+                throw DatabaseError(
+                    resultCode: error.extendedResultCode,
+                    message: FileDiagnosis.notADatabaseMessage(path: path, keyBytes: nil))
             case .SQLITE_CORRUPT:
                 // The first page was read (and, with a key, decrypted and authenticated).
                 throw DatabaseError(

@@ -45,6 +45,15 @@ enum FileDiagnosis {
         return db.canReadSchema()
     }
 
+    /// Whether the file starts with the SQLite header but does not read as plaintext SQLite
+    /// (an SQLCipher database with a plaintext header, or a damaged file).
+    static func hasUnreadableSQLiteHeader(path: String) -> Bool {
+        if case .sqliteHeader = shape(path: path) {
+            return !readsAsPlaintext(path: path)
+        }
+        return false
+    }
+
     /// The message of error 11 for a connection whose file is damaged after its first page.
     static func damagedMessage(_ message: String?, encrypted: Bool) -> String {
         let detail = encrypted
