@@ -69,7 +69,10 @@ public final class Statement {
             String(cString: sqlite3_column_name(sqliteStatement, $0))
         }
         self.columnNames = columnNames
-        let folded = columnNames.map { $0.lowercased() }
+        // ASCII folding, as SQLite and ``index(ofColumn:)`` compare names.
+        let folded = columnNames.map { name in
+            String(decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+        }
         leftmostIndexes = folded.map { name in folded.firstIndex(of: name)! }
     }
 

@@ -112,17 +112,11 @@ struct RecordKeyedEncodingContainer<Key: CodingKey, Record: EncodableRecord>: Ke
     /// strategies; database values as themselves; single values (enums with raw values) as
     /// their value; anything else as JSON text.
     static func databaseValue<T: Encodable>(for value: T, column: String) throws -> (any DatabaseValueConvertible)? {
-        switch value {
-        case let date as Date:
-            return Record.databaseDateEncodingStrategy(for: column).encode(date)
-        case let data as Data:
-            return Record.databaseDataEncodingStrategy(for: column).encode(data)
-        case let uuid as UUID:
-            return Record.databaseUUIDEncodingStrategy(for: column).encode(uuid)
-        case let convertible as any DatabaseValueConvertible:
+        if let encoded = Record.strategyEncoded(value, column: column) {
+            return encoded
+        }
+        if let convertible = value as? any DatabaseValueConvertible {
             return convertible
-        default:
-            break
         }
         let columnEncoder = ColumnEncoder(userInfo: Record.databaseEncodingUserInfo)
         try value.encode(to: columnEncoder)

@@ -63,15 +63,20 @@ extension EncodableRecord {
 
     /// A key value encoded with the record's strategies (dates, data, UUIDs), for key lookups.
     static func strategyEncodedValue(_ value: any DatabaseValueConvertible, column: String) -> DatabaseValue {
+        if let encoded = strategyEncoded(value, column: column) {
+            return encoded?.databaseValue ?? .null
+        }
+        return value.databaseValue
+    }
+
+    /// A date, data or UUID encoded with the record's strategies (`.some(nil)` is NULL); nil
+    /// for other values.
+    static func strategyEncoded(_ value: Any, column: String) -> (any DatabaseValueConvertible)?? {
         switch value {
-        case let date as Date:
-            return databaseDateEncodingStrategy(for: column).encode(date)?.databaseValue ?? .null
-        case let data as Data:
-            return databaseDataEncodingStrategy(for: column).encode(data)?.databaseValue ?? .null
-        case let uuid as UUID:
-            return databaseUUIDEncodingStrategy(for: column).encode(uuid).databaseValue
-        default:
-            return value.databaseValue
+        case let date as Date: return .some(databaseDateEncodingStrategy(for: column).encode(date))
+        case let data as Data: return .some(databaseDataEncodingStrategy(for: column).encode(data))
+        case let uuid as UUID: return .some(databaseUUIDEncodingStrategy(for: column).encode(uuid))
+        default: return nil
         }
     }
 }
@@ -238,13 +243,6 @@ public struct PersistenceContainer {
     public subscript(_ column: some ColumnExpression) -> (any DatabaseValueConvertible)? {
         get { self[column.name] }
         set { self[column.name] = newValue }
-    }
-
-    /// Appends a column known not to be in the container yet (the encoder's fast path when
-    /// the check below says so).
-    mutating func append(column: String, value: (any DatabaseValueConvertible)?) {
-        columns.append(column)
-        values.append(value)
     }
 
     /// The index of a column, compared case-insensitively.

@@ -87,7 +87,7 @@ extension MutablePersistableRecord {
         return Self.insertionSuccess(rowID: rowID, rowIDColumn: entry.rowIDColumn, container: &container)
     }
 
-    private static func insertionSuccess(rowID: Int64, rowIDColumn: String?, container: inout PersistenceContainer) -> InsertionSuccess {
+    static func insertionSuccess(rowID: Int64, rowIDColumn: String?, container: inout PersistenceContainer) -> InsertionSuccess {
         if let rowIDColumn, rowIDColumn != "rowid" || container.index(of: rowIDColumn) != nil {
             container[rowIDColumn] = rowID
         }
@@ -111,7 +111,7 @@ extension MutablePersistableRecord {
 
     /// The columns an update sets: the given ones (all but the primary key by default), in
     /// container order.
-    private static func updatedColumns(_ container: PersistenceContainer, keyColumns: [String], only columns: Set<String>?) -> [String] {
+    static func updatedColumns(_ container: PersistenceContainer, keyColumns: [String], only columns: Set<String>?) -> [String] {
         let keys = Set(keyColumns.map { $0.lowercased() })
         let wanted = columns.map { Set($0.map { $0.lowercased() }) }
         let updated = container.columns.filter { column in
@@ -245,7 +245,7 @@ extension MutablePersistableRecord {
     }
 
     /// The columns an update without a column list sets, for the callbacks.
-    private func allUpdatedColumns() throws -> Set<String> {
+    func allUpdatedColumns() throws -> Set<String> {
         Set(try PersistenceContainer(self).columns)
     }
 }

@@ -38,11 +38,7 @@ extension MutablePersistableRecord {
         let sql = PersistenceSQL.insert(table: table, columns: container.columns, conflict: conflict)
         let fetched = try type(of: self).returning(db, sql: sql, values: container.databaseValues, selection: selection, fetch: fetch)
         let rowIDColumn = try db.primaryKey(table).rowIDColumn
-        let rowID = db.lastInsertedRowID
-        if let rowIDColumn, rowIDColumn != "rowid" || container.index(of: rowIDColumn) != nil {
-            container[rowIDColumn] = rowID
-        }
-        return (InsertionSuccess(rowID: rowID, rowIDColumn: rowIDColumn, persistenceContainer: container), fetched)
+        return (Self.insertionSuccess(rowID: db.lastInsertedRowID, rowIDColumn: rowIDColumn, container: &container), fetched)
     }
 
     private func upsertReturning<T>(_ db: Database, selection: [any SQLSelectable], fetch: (Statement) throws -> T) throws -> (InsertionSuccess, T) {
@@ -69,12 +65,7 @@ extension MutablePersistableRecord {
         let container = try PersistenceContainer(self)
         let (keyColumns, keyValues) = try type(of: self).primaryKeyValues(db, container)
         if keyValues.contains(where: \.isNull) { throw type(of: self).notFound(keyColumns, keyValues) }
-        let keys = Set(keyColumns.map { $0.lowercased() })
-        let wanted = columns.map { Set($0.map { $0.lowercased() }) }
-        var setColumns = container.columns.filter {
-            !keys.contains($0.lowercased()) && (wanted?.contains($0.lowercased()) ?? true)
-        }
-        if setColumns.isEmpty { setColumns = keyColumns }
+        let setColumns = Self.updatedColumns(container, keyColumns: keyColumns, only: columns)
         let conflict = conflict ?? type(of: self).persistenceConflictPolicy.conflictResolutionForUpdate
         let sql = PersistenceSQL.update(table: type(of: self).databaseTableName, setColumns: setColumns, keyColumns: keyColumns, conflict: conflict)
         let values = setColumns.map { container.databaseValue(of: $0) } + keyValues
@@ -125,8 +116,7 @@ extension MutablePersistableRecord {
         selection: [any SQLSelectable], fetch: (Statement) throws -> T) throws -> T
     {
         var result: T?
-        let columns = Set(try PersistenceContainer(self).columns)
-        try updateWithCallbacks(db, columns: columns) {
+        try updateWithCallbacks(db, columns: allUpdatedColumns()) {
             let (success, fetched) = try updateReturning(db, onConflict: conflictResolution, columns: nil, selection: selection, fetch: fetch)
             result = fetched
             return success
