@@ -10,7 +10,11 @@ import GRDBCipher
 
 let rowCount = 200_000
 let insertCount = 50_000
-let rounds = 7
+// For profiling: RECORD_BENCH_ONLY=W3 runs one workload, RECORD_BENCH_MODE=plaintext one mode,
+// RECORD_BENCH_ROUNDS=1 one round.
+let environment = ProcessInfo.processInfo.environment
+let rounds = environment["RECORD_BENCH_ROUNDS"].flatMap(Int.init) ?? 7
+let onlyWorkload = environment["RECORD_BENCH_ONLY"]
 let columns = (0..<10).map { "c\($0)" }
 
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("grdbcipher-records-\(UUID().uuidString)")
@@ -81,7 +85,7 @@ struct Mode {
 let modes = [
     Mode(name: "plaintext", key: nil, path: directory.appendingPathComponent("plain.sqlite").path),
     Mode(name: "encrypted", key: "benchmark passphrase", path: directory.appendingPathComponent("encrypted.sqlite").path),
-]
+].filter { mode in environment["RECORD_BENCH_MODE"].map { $0 == mode.name } ?? true }
 
 func configuration(_ mode: Mode) -> Configuration {
     var config = Configuration()
@@ -110,7 +114,8 @@ for mode in modes {
 
 func rawOpen(_ mode: Mode) -> OpaquePointer {
     var handle: OpaquePointer?
-    guard sqlite3_open_v2(mode.path, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let handle else { fatalError("open") }
+    // The same threading mode as GRDBCipher's connections: no per-call mutex on either side.
+    guard sqlite3_open_v2(mode.path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK, let handle else { fatalError("open") }
     if let key = mode.key {
         _ = key.withCString { sqlite3_key(handle, $0, Int32(strlen($0))) }
     }
@@ -204,18 +209,20 @@ for mode in modes {
 
     var raw: [String: [Double]] = [:]
     var ours: [String: [Double]] = [:]
-    for _ in 0..<rounds {
-        raw["W3", default: []].append(rawFetch(handle))
-        ours["W3", default: []].append(try fetchRecords(fetchQueue, RowRecord.self) { $0.sum })
-        raw["W3b", default: []].append(rawFetch(handle))
-        ours["W3b", default: []].append(try fetchRecords(fetchQueue, CodableRecord.self) { $0.sum })
-        raw["W5", default: []].append(rawInsert(handle))
-        ours["W5", default: []].append(try insertRecords(insertQueue) { db, i in try ManualRecord(values: values(i)).insert(db) })
-        raw["W5b", default: []].append(rawInsert(handle))
-        ours["W5b", default: []].append(try insertRecords(insertQueue) { db, i in
+    let workloads: [(name: String, raw: () throws -> Double, ours: () throws -> Double)] = [
+        ("W3", { rawFetch(handle) }, { try fetchRecords(fetchQueue, RowRecord.self) { $0.sum } }),
+        ("W3b", { rawFetch(handle) }, { try fetchRecords(fetchQueue, CodableRecord.self) { $0.sum } }),
+        ("W5", { rawInsert(handle) }, { try insertRecords(insertQueue) { db, i in try ManualRecord(values: values(i)).insert(db) } }),
+        ("W5b", { rawInsert(handle) }, { try insertRecords(insertQueue) { db, i in
             let v = values(i)
             try CodableRecord(c0: v[0], c1: v[1], c2: v[2], c3: v[3], c4: v[4], c5: v[5], c6: v[6], c7: v[7], c8: v[8], c9: v[9]).insert(db)
-        })
+        } }),
+    ].filter { onlyWorkload == nil || $0.name == onlyWorkload }
+    for _ in 0..<rounds {
+        for workload in workloads {
+            raw[workload.name, default: []].append(try workload.raw())
+            ours[workload.name, default: []].append(try workload.ours())
+        }
     }
     sqlite3_close(handle)
     let labels = [
@@ -224,7 +231,7 @@ for mode in modes {
         "W5": "W5 insert 50,000 records, PersistableRecord.insert",
         "W5b": "W5b insert 50,000 records, Encodable",
     ]
-    for workload in ["W3", "W3b", "W5", "W5b"] {
+    for workload in workloads.map(\.name) {
         let rawMedian = median(raw[workload]!)
         let ourMedian = median(ours[workload]!)
         table += "| \(labels[workload]!) | \(mode.name) | \(String(format: "%.4f", rawMedian)) | \(String(format: "%.4f", ourMedian)) | \(String(format: "%.2f", ourMedian / rawMedian)) |\n"

@@ -43,7 +43,7 @@ final class StatementStepper {
         if done { return false }
         let code = sqlite3_step(sqliteStatement)
         if code == SQLITE_ROW {
-            statement.lookupOrdinal = 0
+            statement.columnLookup.rowDidChange()
             return true
         }
         done = true

@@ -32,12 +32,17 @@ public final class Row {
     /// Valid as long as `storage` holds the statement.
     @usableFromInline let sqliteStatement: SQLiteStatement?
 
+    /// The statement's lookups by name, for the inlinable fast path; nil for copied rows.
+    /// Valid as long as `storage` holds the statement.
+    @usableFromInline let columnLookup: ColumnLookup?
+
     /// The number of columns in the row.
     public let count: Int
 
     init(statement: Statement) {
         storage = .statement(statement)
         sqliteStatement = statement.sqliteStatement
+        columnLookup = statement.columnLookup
         count = statement.columnCount
     }
 
@@ -45,6 +50,7 @@ public final class Row {
         precondition(columns.count == values.count)
         storage = .values(columns: columns, values: values)
         sqliteStatement = nil
+        columnLookup = nil
         count = columns.count
     }
 
@@ -118,8 +124,29 @@ public final class Row {
     }
 
     /// The index of the leftmost column named `name`, compared case-insensitively.
-    @usableFromInline
+    @inlinable @inline(__always)
     func index(forColumn name: String) -> Int? {
+        if let columnLookup {
+            // A live row: most lookups find the column the same lookup found on the previous row.
+            let ordinal = columnLookup.nextOrdinal()
+            if let index = columnLookup.remembered(ordinal, name) { return index }
+            return searchIndex(forColumn: name, ordinal: ordinal)
+        }
+        return copiedIndex(forColumn: name)
+    }
+
+    @usableFromInline
+    func searchIndex(forColumn name: String, ordinal: Int) -> Int? {
+        switch storage {
+        case .statement(let statement):
+            return statement.searchIndex(ofColumn: name, ordinal: ordinal)
+        case .values:
+            return copiedIndex(forColumn: name)
+        }
+    }
+
+    @usableFromInline
+    func copiedIndex(forColumn name: String) -> Int? {
         switch storage {
         case .statement(let statement):
             return statement.index(ofColumn: name)
@@ -167,24 +194,45 @@ extension Row {
     }
 
     /// The value at `index`, converted to `Value` straight from SQLite (fast path).
-    @inlinable
+    @inlinable @inline(__always)
     public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ index: Int) -> Value {
         if let sqliteStatement, index >= 0, index < count,
-           sqlite3_column_type(sqliteStatement, CInt(index)) != SQLITE_NULL,
-           let value = Value(sqliteStatement: sqliteStatement, index: CInt(index)) {
+           let value = Row.liveValue(Value.self, sqliteStatement, CInt(index)) {
             return value
         }
         return fastDecodeOrFatal(Value.self, at: checkedIndex(index))
     }
 
     /// The value at `index`, converted to `Value`, or nil for NULL (fast path).
-    @inlinable
+    @inlinable @inline(__always)
     public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ index: Int) -> Value? {
         if let sqliteStatement, index >= 0, index < count {
+            if let value = Row.liveValue(Value.self, sqliteStatement, CInt(index)) { return value }
             if sqlite3_column_type(sqliteStatement, CInt(index)) == SQLITE_NULL { return nil }
-            if let value = Value(sqliteStatement: sqliteStatement, index: CInt(index)) { return value }
         }
         return fastDecodeOptionalOrFatal(Value.self, at: checkedIndex(index))
+    }
+
+    /// The non-NULL value at `index` of a live statement, or nil if it is NULL or does not
+    /// convert.
+    @inlinable @inline(__always)
+    static func liveValue<Value: StatementColumnConvertible>(_ type: Value.Type, _ sqliteStatement: SQLiteStatement, _ index: CInt) -> Value? {
+        if decodesNullAsNil(Value.self) {
+            return Value(sqliteStatement: sqliteStatement, index: index)
+        }
+        // Other conversions may assume a non-NULL column, as the protocol promises them.
+        guard sqlite3_column_type(sqliteStatement, index) != SQLITE_NULL else { return nil }
+        return Value(sqliteStatement: sqliteStatement, index: index)
+    }
+
+    /// Whether `Value`'s conversion is one of the library's, which check the column's type
+    /// themselves and return nil for NULL: they need no NULL check before them. A constant in
+    /// specialized code.
+    @inlinable @inline(__always)
+    static func decodesNullAsNil<Value>(_ type: Value.Type) -> Bool {
+        Value.self == Int64.self || Value.self == Int.self || Value.self == Int32.self
+            || Value.self == Double.self || Value.self == String.self || Value.self == Bool.self
+            || Value.self == Data.self
     }
 
     /// The value of the leftmost column named `columnName` (case-insensitive): `Int64`,
@@ -204,7 +252,7 @@ extension Row {
     }
 
     /// The value of the leftmost column named `columnName`, converted to `Value` (fast path).
-    @inlinable
+    @inlinable @inline(__always)
     public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ columnName: String) -> Value {
         guard let index = index(forColumn: columnName) else {
             return missingColumnOrFatal(columnName, Value.self)
@@ -214,7 +262,7 @@ extension Row {
 
     /// The value of the leftmost column named `columnName`, converted to `Value`, or nil for
     /// NULL or a missing column (fast path).
-    @inlinable
+    @inlinable @inline(__always)
     public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ columnName: String) -> Value? {
         guard let index = index(forColumn: columnName) else { return nil }
         return self[index] as Value?

@@ -2,6 +2,11 @@ import CSQLCipher
 
 // Conversions of the standard library's types. Integers are stored as INTEGER; a value that
 // does not fit the requested width fails to decode (nil here, an error in throwing APIs).
+//
+// The fast conversions read a column through `sqlite3_column_value`: one call into SQLite per
+// value instead of one for the type and one for the content. The value is "unprotected" in
+// SQLite's terms, which only matters when several threads share a connection: GRDBCipher opens
+// its connections with SQLITE_OPEN_NOMUTEX and uses each on one queue at a time.
 
 extension Bool: DatabaseValueConvertible, StatementColumnConvertible {
     public var databaseValue: DatabaseValue { .init(storage: .int64(self ? 1 : 0)) }
@@ -14,11 +19,12 @@ extension Bool: DatabaseValueConvertible, StatementColumnConvertible {
         }
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        switch sqlite3_column_type(sqliteStatement, index) {
-        case SQLITE_INTEGER: self = sqlite3_column_int64(sqliteStatement, index) != 0
-        case SQLITE_FLOAT: self = sqlite3_column_double(sqliteStatement, index) != 0
+        let value = sqlite3_column_value(sqliteStatement, index)
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: self = sqlite3_value_int64(value) != 0
+        case SQLITE_FLOAT: self = sqlite3_value_double(value) != 0
         default: return nil
         }
     }
@@ -44,15 +50,20 @@ extension DatabaseInteger {
         default: return nil
         }
     }
+}
 
-    @inlinable
-    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        switch sqlite3_column_type(sqliteStatement, index) {
+extension FixedWidthInteger {
+    /// The column at `index`, if it is an INTEGER that fits, or a REAL that is an exact
+    /// integer that fits.
+    @inlinable @inline(__always)
+    init?(sqliteColumn sqliteStatement: SQLiteStatement, index: CInt) {
+        let value = sqlite3_column_value(sqliteStatement, index)
+        switch sqlite3_value_type(value) {
         case SQLITE_INTEGER:
-            guard let value = Self(exactly: sqlite3_column_int64(sqliteStatement, index)) else { return nil }
+            guard let value = Self(exactly: sqlite3_value_int64(value)) else { return nil }
             self = value
         case SQLITE_FLOAT:
-            guard let value = Self(exactly: sqlite3_column_double(sqliteStatement, index)) else { return nil }
+            guard let value = Self(exactly: sqlite3_value_double(value)) else { return nil }
             self = value
         default:
             return nil
@@ -60,16 +71,48 @@ extension DatabaseInteger {
     }
 }
 
-extension Int: DatabaseInteger {}
-extension Int8: DatabaseInteger {}
-extension Int16: DatabaseInteger {}
-extension Int32: DatabaseInteger {}
-extension Int64: DatabaseInteger {}
-extension UInt: DatabaseInteger {}
-extension UInt8: DatabaseInteger {}
-extension UInt16: DatabaseInteger {}
-extension UInt32: DatabaseInteger {}
-extension UInt64: DatabaseInteger {}
+// Each integer type declares its own conversion (rather than inheriting one from a protocol
+// extension) so that specialized code calls it directly and inlines it.
+extension Int: DatabaseInteger {
+    @inlinable @inline(__always)
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) { self.init(sqliteColumn: sqliteStatement, index: index) }
+}
+extension Int8: DatabaseInteger {
+    @inlinable @inline(__always)
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) { self.init(sqliteColumn: sqliteStatement, index: index) }
+}
+extension Int16: DatabaseInteger {
+    @inlinable @inline(__always)
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) { self.init(sqliteColumn: sqliteStatement, index: index) }
+}
+extension Int32: DatabaseInteger {
+    @inlinable @inline(__always)
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) { self.init(sqliteColumn: sqliteStatement, index: index) }
+}
+extension Int64: DatabaseInteger {
+    @inlinable @inline(__always)
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) { self.init(sqliteColumn: sqliteStatement, index: index) }
+}
+extension UInt: DatabaseInteger {
+    @inlinable @inline(__always)
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) { self.init(sqliteColumn: sqliteStatement, index: index) }
+}
+extension UInt8: DatabaseInteger {
+    @inlinable @inline(__always)
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) { self.init(sqliteColumn: sqliteStatement, index: index) }
+}
+extension UInt16: DatabaseInteger {
+    @inlinable @inline(__always)
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) { self.init(sqliteColumn: sqliteStatement, index: index) }
+}
+extension UInt32: DatabaseInteger {
+    @inlinable @inline(__always)
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) { self.init(sqliteColumn: sqliteStatement, index: index) }
+}
+extension UInt64: DatabaseInteger {
+    @inlinable @inline(__always)
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) { self.init(sqliteColumn: sqliteStatement, index: index) }
+}
 
 extension Double: DatabaseValueConvertible, StatementColumnConvertible {
     public var databaseValue: DatabaseValue { .init(storage: .double(self)) }
@@ -82,10 +125,11 @@ extension Double: DatabaseValueConvertible, StatementColumnConvertible {
         }
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        switch sqlite3_column_type(sqliteStatement, index) {
-        case SQLITE_INTEGER, SQLITE_FLOAT: self = sqlite3_column_double(sqliteStatement, index)
+        let value = sqlite3_column_value(sqliteStatement, index)
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER, SQLITE_FLOAT: self = sqlite3_value_double(value)
         default: return nil
         }
     }
@@ -113,12 +157,11 @@ extension String: DatabaseValueConvertible, StatementColumnConvertible {
         return nil
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        guard sqlite3_column_type(sqliteStatement, index) == SQLITE_TEXT,
-              let text = sqlite3_column_text(sqliteStatement, index)
-        else { return nil }
-        self.init(sqliteText: text, count: sqlite3_column_bytes(sqliteStatement, index))
+        let value = sqlite3_column_value(sqliteStatement, index)
+        guard sqlite3_value_type(value) == SQLITE_TEXT, let text = sqlite3_value_text(value) else { return nil }
+        self.init(sqliteText: text, count: sqlite3_value_bytes(value))
     }
 
     /// Text of a known length: embedded NUL characters are kept.

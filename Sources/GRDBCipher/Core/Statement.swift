@@ -73,11 +73,14 @@ public final class Statement {
         let folded = columnNames.map { name in
             String(decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
         }
-        leftmostIndexes = folded.map { name in folded.firstIndex(of: name)! }
+        let leftmostIndexes = folded.map { name in folded.firstIndex(of: name)! }
+        self.leftmostIndexes = leftmostIndexes
+        columnLookup = ColumnLookup(names: columnNames, leftmostIndexes: leftmostIndexes)
     }
 
     deinit {
         sqlite3_finalize(sqliteStatement)
+        columnLookup.deallocate()
     }
 
     /// The names of the columns, from left to right.
@@ -98,28 +101,22 @@ public final class Statement {
 
     /// Returns the index of the leftmost column named `name`, compared case-insensitively.
     public func index(ofColumn name: String) -> Int? {
-        // Records read the same columns in the same order on every row: the Nth lookup of a
-        // row is checked first against the column the Nth lookup of the previous row found.
-        // Equal strings from the same literals compare in one step.
-        let ordinal = lookupOrdinal
-        lookupOrdinal = ordinal &+ 1
-        if ordinal < lookupTrace.count {
-            let guess = lookupTrace[ordinal]
-            if columnNames[guess] == name { return leftmostIndexes[guess] }
-        }
-        guard let index = searchIndex(ofColumn: name) else { return nil }
-        if ordinal < lookupTrace.count {
-            lookupTrace[ordinal] = index
-        } else if ordinal == lookupTrace.count, ordinal < 64 {
-            lookupTrace.append(index)
-        }
-        return index
+        let ordinal = columnLookup.nextOrdinal()
+        if let index = columnLookup.remembered(ordinal, name) { return index }
+        return searchIndex(ofColumn: name, ordinal: ordinal)
     }
 
-    /// The index found by the Nth name lookup of the previous row, by N.
-    private var lookupTrace: [Int] = []
-    /// The number of name lookups since the current row was stepped to.
-    var lookupOrdinal = 0
+    /// Lookups by name, remembered from row to row (see ``ColumnLookup``).
+    let columnLookup: ColumnLookup
+
+    /// Searches the column named `name`, and remembers it as the lookup number `ordinal` of
+    /// the current row.
+    @usableFromInline
+    func searchIndex(ofColumn name: String, ordinal: Int) -> Int? {
+        guard let index = searchIndex(ofColumn: name) else { return nil }
+        columnLookup.remember(index, for: ordinal)
+        return index
+    }
 
     private func searchIndex(ofColumn name: String) -> Int? {
         // Few columns: comparing short strings beats hashing them.

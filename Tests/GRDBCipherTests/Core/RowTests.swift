@@ -40,6 +40,63 @@ struct RowTests {
         }
     }
 
+    /// Lookups by name remember, from row to row, which column the Nth lookup found: they must
+    /// stay right when the order, the spelling or the number of lookups changes between rows.
+    @Test func namedLookupsFollowChangingOrders() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.read { (db: Database) throws in
+            let sql = "SELECT 1 AS a, 2 AS b, 3 AS B, NULL AS c FROM (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4)"
+            let rows = try Row.fetchCursor(db, sql: sql)
+            var seen: [[Int?]] = []
+            var rowNumber = 0
+            while let row = try rows.next() {
+                switch rowNumber {
+                case 0: seen.append([row["a"], row["b"], row["c"]])
+                case 1: seen.append([row["c"], row["B"], row["a"]])
+                case 2: seen.append([row["A"], row["missing"], row["b"], row["a"], row["b"]])
+                default: seen.append([row["b"]])
+                }
+                rowNumber += 1
+            }
+            #expect(seen == [[1, 2, nil], [nil, 2, 1], [1, nil, 2, 1, 2], [2]])
+        }
+    }
+
+    @Test func namedLookupsBeyondTheRememberedOnes() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.read { (db: Database) throws in
+            // More lookups per row than the remembered 64, over two rows.
+            let columns = (0..<70).map { "\($0) AS c\($0)" }.joined(separator: ", ")
+            let rows = try Row.fetchCursor(db, sql: "SELECT \(columns) UNION ALL SELECT \(columns)")
+            var sums: [Int] = []
+            while let row = try rows.next() {
+                sums.append((0..<70).reduce(0) { $0 + (row["C\($1)"] as Int) })
+            }
+            #expect(sums == [2415, 2415])
+        }
+    }
+
+    @Test func fastIntegerConversionsCheckTheStoredType() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.read { (db: Database) throws in
+            let row = try Row.fetchOne(db, sql: "SELECT 2.0 AS exact, 2.5 AS inexact, '3' AS text, NULL AS none, 300 AS big")!
+            #expect(row["exact"] as Int64? == 2)
+            #expect(row["exact"] as Int == 2)
+            #expect(row["none"] as Int64? == nil)
+            #expect(row["none"] as Int32? == nil)
+            #expect(row["big"] as Int16 == 300)
+            #expect(row["big"] as Bool == true)
+            #expect(row["inexact"] as Double == 2.5)
+            #expect(row["text"] as String == "3")
+            #expect(row["none"] as String? == nil)
+            #expect(row["none"] as Data? == nil)
+            // Inconvertible values fail as errors from the throwing APIs.
+            #expect(throws: RowDecodingError.self) { try Int.fetchOne(db, sql: "SELECT 2.5") }
+            #expect(throws: RowDecodingError.self) { try Int8.fetchOne(db, sql: "SELECT 300") }
+            #expect(throws: RowDecodingError.self) { try Int.fetchOne(db, sql: "SELECT 'text'") }
+        }
+    }
+
     @Test func literalsEqualityDescription() {
         let row: Row = ["id": 1, "name": "Arthur", "email": nil]
         #expect(row.description == "[id:1 name:\"Arthur\" email:NULL]")
