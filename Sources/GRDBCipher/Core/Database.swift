@@ -59,6 +59,9 @@ public final class Database {
     /// before any SQL is generated.
     var persistenceStatements = PersistenceStatementCache()
 
+    /// The columns of the last persistence container of each record type.
+    var containerTemplates = PersistenceContainerTemplates()
+
     /// Set by the serialized database while an access closure runs.
     var accessValidator: (() -> Bool)?
 

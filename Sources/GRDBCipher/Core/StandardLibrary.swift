@@ -175,23 +175,23 @@ extension String {
     /// Whether two identifiers are equal for SQLite: ASCII letters compare case-insensitively,
     /// other characters exactly (SQLite folds ASCII only).
     ///
-    /// Compares bytes: cheaper than `==`, whose slow path for different strings dominated
-    /// record encoding in profiles.
-    @inline(__always)
+    /// Compares contiguous bytes: cheaper than `==`, whose slow path for different strings
+    /// dominated record encoding in profiles.
     func equalsIgnoringASCIICase(_ other: String) -> Bool {
-        if utf8.count != other.utf8.count { return false }
-        var lhs = utf8.makeIterator()
-        var rhs = other.utf8.makeIterator()
-        while true {
-            switch (lhs.next(), rhs.next()) {
-            case (nil, nil):
+        guard utf8.count == other.utf8.count else { return false }
+        var lhs = self
+        var rhs = other
+        return lhs.withUTF8 { lhs in
+            rhs.withUTF8 { rhs in
+                guard lhs.count == rhs.count else { return false }
+                for index in lhs.indices {
+                    let a = lhs[index]
+                    let b = rhs[index]
+                    if a == b { continue }
+                    let foldedA = a | 0x20
+                    if foldedA != b | 0x20 || foldedA < 0x61 || foldedA > 0x7A { return false }
+                }
                 return true
-            case let (a?, b?):
-                if a == b { continue }
-                let foldedA = a | 0x20
-                if foldedA != b | 0x20 || foldedA < 0x61 || foldedA > 0x7A { return false }
-            default:
-                return false
             }
         }
     }

@@ -40,6 +40,10 @@ public final class Statement {
     /// The arguments currently bound.
     private var boundArguments = StatementArguments()
 
+    /// Whether errors may show statement arguments (from the configuration, read once: the
+    /// configuration is a large value).
+    let publicStatementArguments: Bool
+
     /// True while a cursor iterates the statement.
     var isIterating = false
 
@@ -47,6 +51,7 @@ public final class Statement {
         self.database = database
         self.sqliteStatement = sqliteStatement
         self.sql = sql
+        publicStatementArguments = database.configuration.publicStatementArguments
         let parameterCount = sqlite3_bind_parameter_count(sqliteStatement)
         var names: [String?] = []
         names.reserveCapacity(Int(parameterCount))
@@ -152,14 +157,14 @@ public final class Statement {
     public func validateArguments(_ arguments: StatementArguments) throws {
         var consumer = ArgumentConsumer(arguments)
         _ = try consumer.values(for: self)
-        try consumer.checkFullyConsumed(sql: sql, publicStatementArguments: database.configuration.publicStatementArguments)
+        try consumer.checkFullyConsumed(sql: sql, publicStatementArguments: publicStatementArguments)
     }
 
     /// Binds `arguments`, after checking that they fit the statement's parameters.
     public func setArguments(_ arguments: StatementArguments) throws {
         var consumer = ArgumentConsumer(arguments)
         let values = try consumer.values(for: self)
-        try consumer.checkFullyConsumed(sql: sql, publicStatementArguments: database.configuration.publicStatementArguments)
+        try consumer.checkFullyConsumed(sql: sql, publicStatementArguments: publicStatementArguments)
         try bind(values, arguments: arguments)
     }
 
@@ -177,7 +182,7 @@ public final class Statement {
             if code != SQLITE_OK {
                 throw makeDatabaseError(
                     code, database.sqliteConnection, sql: sql, arguments: arguments,
-                    publicStatementArguments: database.configuration.publicStatementArguments)
+                    publicStatementArguments: publicStatementArguments)
             }
         }
         boundArguments = arguments
@@ -185,9 +190,9 @@ public final class Statement {
 
     /// Records values bound by a persistence method: errors show arguments only when they are
     /// public, so the values are kept only then.
-    func recordPersistenceArguments(_ values: some Collection<(any DatabaseValueConvertible)?>) {
-        if database.configuration.publicStatementArguments {
-            boundArguments = StatementArguments(values.map { $0?.databaseValue ?? .null })
+    func recordPersistenceArguments(_ values: [DatabaseValue]) {
+        if publicStatementArguments {
+            boundArguments = StatementArguments(values)
         } else if !boundArguments.isEmpty {
             boundArguments = StatementArguments()
         }
@@ -233,14 +238,14 @@ public final class Statement {
             message: message,
             sql: sql,
             arguments: boundArguments,
-            publicStatementArguments: database.configuration.publicStatementArguments)
+            publicStatementArguments: publicStatementArguments)
     }
 
     /// The error for a failed step of this statement.
     func stepError(_ code: CInt) -> DatabaseError {
         makeDatabaseError(
             code, database.sqliteConnection, sql: sql, arguments: boundArguments,
-            publicStatementArguments: database.configuration.publicStatementArguments)
+            publicStatementArguments: publicStatementArguments)
     }
 }
 

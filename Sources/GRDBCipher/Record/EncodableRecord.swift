@@ -199,13 +199,29 @@ func snakeCased(_ string: String) -> String {
 /// }
 /// ```
 public struct PersistenceContainer {
-    private(set) var columns: [String] = []
-    private(set) var values: [(any DatabaseValueConvertible)?] = []
+    private(set) var values: [DatabaseValue]
+
+    /// The columns a previous container of the same record type received, in order (see
+    /// ``PersistenceContainerTemplates``). Empty when there is none.
+    let template: [String]
+    /// Whether every column so far was set in template order: the columns are then the first
+    /// `values.count` of the template (no copy of their names is made), known to be distinct
+    /// ignoring case, and a new column that is the template's next needs no search.
+    private(set) var followsTemplate: Bool
+    /// The columns, once the container stopped following the template.
+    private var ownColumns: [String] = []
 
     /// Creates an empty container.
     public init() {
-        columns.reserveCapacity(8)
-        values.reserveCapacity(8)
+        self.init(template: [])
+    }
+
+    init(template: [String]) {
+        self.template = template
+        followsTemplate = true
+        values = []
+        // One more than the template: an insertion may add the rowid column.
+        values.reserveCapacity(max(template.count + 1, 8))
     }
 
     /// The container of a record.
@@ -218,23 +234,31 @@ public struct PersistenceContainer {
     public var columnNames: [String] { columns }
 
     /// The number of columns.
-    public var count: Int { columns.count }
+    public var count: Int { values.count }
 
     /// Whether the container has no column.
-    public var isEmpty: Bool { columns.isEmpty }
+    public var isEmpty: Bool { values.isEmpty }
+
+    /// The names of the columns, in the order they were set.
+    var columns: [String] {
+        guard followsTemplate else { return ownColumns }
+        return values.count == template.count ? template : Array(template[..<values.count])
+    }
 
     /// The value of a column; nil for NULL or a missing column.
+    ///
+    /// Values are stored as database values: reading one back gives its stored form (a
+    /// `Date` reads back as the `String` it is stored as).
     public subscript(_ column: String) -> (any DatabaseValueConvertible)? {
         get {
             guard let index = index(of: column) else { return nil }
-            return values[index]
+            return values[index].storage.value
         }
         set {
-            if let index = index(of: column) {
-                values[index] = newValue
-            } else {
-                columns.append(column)
-                values.append(newValue)
+            // Consuming the existential avoids copying it through its value witnesses.
+            switch consume newValue {
+            case .none: set(.null, for: column)
+            case .some(let value): set(value.databaseValue, for: column)
             }
         }
     }
@@ -245,9 +269,48 @@ public struct PersistenceContainer {
         set { self[column.name] = newValue }
     }
 
+    /// Sets the value of a column, replacing the value of a column with the same name ignoring
+    /// case.
+    @inline(__always)
+    mutating func set(_ value: DatabaseValue, for column: String) {
+        if followsTemplate {
+            let count = values.count
+            if count < template.count, template[count] == column {
+                // The template's columns are distinct ignoring case.
+                values.append(value)
+                return
+            }
+            stopFollowingTemplate()
+        }
+        if let index = index(of: column) {
+            values[index] = value
+        } else {
+            ownColumns.append(column)
+            values.append(value)
+        }
+    }
+
+    private mutating func stopFollowingTemplate() {
+        ownColumns = columns
+        followsTemplate = false
+    }
+
+    /// Replaces the value at `index`.
+    mutating func replaceValue(at index: Int, with value: DatabaseValue) {
+        values[index] = value
+    }
+
+    /// Appends a column known to be absent.
+    mutating func appendNewColumn(_ column: String, _ value: DatabaseValue) {
+        if followsTemplate { stopFollowingTemplate() }
+        ownColumns.append(column)
+        values.append(value)
+    }
+
     /// The index of a column, compared case-insensitively.
     func index(of column: String) -> Int? {
-        for index in columns.indices where columns[index].equalsIgnoringASCIICase(column) {
+        let names = followsTemplate ? template[..<values.count] : ownColumns[...]
+        for index in names.indices where names[index].equalsIgnoringASCIICase(column) {
             return index
         }
         return nil
@@ -255,12 +318,52 @@ public struct PersistenceContainer {
 
     /// The database value of a column (NULL for a missing column).
     func databaseValue(of column: String) -> DatabaseValue {
-        self[column]?.databaseValue ?? .null
+        index(of: column).map { values[$0] } ?? .null
     }
 
     /// The database values, in column order.
-    var databaseValues: [DatabaseValue] {
-        values.map { $0?.databaseValue ?? .null }
+    var databaseValues: [DatabaseValue] { values }
+
+    /// Whether the columns are exactly those of the template, in order.
+    var matchesTemplate: Bool { followsTemplate && values.count == template.count }
+}
+
+/// The columns the last container of each record type received, so that the next container
+/// of the type checks each column against one name instead of searching all previous ones.
+/// Kept by each connection for the types it persisted most recently.
+struct PersistenceContainerTemplates {
+    private var entries: [(type: ObjectIdentifier, columns: [String])] = []
+    private static let capacity = 16
+
+    func template(for type: Any.Type) -> [String] {
+        let id = ObjectIdentifier(type)
+        for entry in entries where entry.type == id {
+            return entry.columns
+        }
+        return []
+    }
+
+    mutating func remember(_ columns: [String], for type: Any.Type) {
+        let id = ObjectIdentifier(type)
+        if let index = entries.firstIndex(where: { $0.type == id }) {
+            entries[index].columns = columns
+        } else {
+            if entries.count >= Self.capacity { entries.removeLast() }
+            entries.insert((id, columns), at: 0)
+        }
+    }
+}
+
+extension PersistenceContainer {
+    /// The container of a record encoded on a connection, which remembers its columns for the
+    /// next record of the same type.
+    init<Record: EncodableRecord>(_ record: Record, _ db: Database) throws {
+        let type = Swift.type(of: record)
+        self.init(template: db.containerTemplates.template(for: type))
+        try record.encode(to: &self)
+        if !matchesTemplate {
+            db.containerTemplates.remember(columns, for: type)
+        }
     }
 }
 
@@ -277,7 +380,7 @@ extension EncodableRecord {
             let container = try PersistenceContainer(self)
             var dictionary: [String: DatabaseValue] = [:]
             for (column, value) in zip(container.columns, container.values) {
-                dictionary[column] = value?.databaseValue ?? .null
+                dictionary[column] = value
             }
             return dictionary
         }
@@ -292,8 +395,7 @@ extension EncodableRecord {
         let newContainer = try PersistenceContainer(self)
         let oldContainer = try PersistenceContainer(record)
         var changes: [String: DatabaseValue] = [:]
-        for (column, value) in zip(newContainer.columns, newContainer.values) {
-            let newValue = value?.databaseValue ?? .null
+        for (column, newValue) in zip(newContainer.columns, newContainer.values) {
             let oldValue = oldContainer.databaseValue(of: column)
             if newValue != oldValue {
                 changes[column] = oldValue
@@ -317,7 +419,7 @@ extension EncodableRecord {
         }
         guard lhs.count == rhs.count else { return false }
         return zip(lhs.columns, lhs.values).allSatisfy { column, value in
-            rhs.index(of: column) != nil && (value?.databaseValue ?? .null) == rhs.databaseValue(of: column)
+            rhs.index(of: column) != nil && value == rhs.databaseValue(of: column)
         }
     }
 }

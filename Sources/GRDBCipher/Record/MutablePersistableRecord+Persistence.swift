@@ -74,7 +74,7 @@ extension MutablePersistableRecord {
 
     /// INSERT; returns the insertion result.
     func performInsert(_ db: Database, onConflict conflict: Database.ConflictResolution?) throws -> InsertionSuccess {
-        var container = try PersistenceContainer(self)
+        var container = try PersistenceContainer(self, db)
         let table = type(of: self).databaseTableName
         let conflict = type(of: self).insertConflict(conflict)
         let entry = try db.persistenceStatement(.insert(conflict), table: table, columns: container.columns) {
@@ -84,19 +84,23 @@ extension MutablePersistableRecord {
         try entry.statement.bindPersistenceValues(container.values)
         _ = try entry.statement.executePersistence(returnsRowID: false)
         let rowID = db.lastInsertedRowID
-        return Self.insertionSuccess(rowID: rowID, rowIDColumn: entry.rowIDColumn, container: &container)
+        return Self.insertionSuccess(rowID: rowID, rowIDColumn: entry.rowIDColumn, rowIDIndex: entry.rowIDIndex, container: &container)
     }
 
-    static func insertionSuccess(rowID: Int64, rowIDColumn: String?, container: inout PersistenceContainer) -> InsertionSuccess {
-        if let rowIDColumn, rowIDColumn != "rowid" || container.index(of: rowIDColumn) != nil {
-            container[rowIDColumn] = rowID
+    /// The insertion result: the container gets the rowid in its rowid column, which is at
+    /// `rowIDIndex` if the container has it.
+    static func insertionSuccess(rowID: Int64, rowIDColumn: String?, rowIDIndex: Int?, container: inout PersistenceContainer) -> InsertionSuccess {
+        if let rowIDIndex {
+            container.replaceValue(at: rowIDIndex, with: DatabaseValue(storage: .int64(rowID)))
+        } else if let rowIDColumn, rowIDColumn != "rowid" {
+            container.appendNewColumn(rowIDColumn, DatabaseValue(storage: .int64(rowID)))
         }
         return InsertionSuccess(rowID: rowID, rowIDColumn: rowIDColumn, persistenceContainer: container)
     }
 
     /// UPSERT; returns the insertion result (the rowid of the inserted or updated row).
     func performUpsert(_ db: Database) throws -> InsertionSuccess {
-        var container = try PersistenceContainer(self)
+        var container = try PersistenceContainer(self, db)
         let table = type(of: self).databaseTableName
         let entry = try db.persistenceStatement(.upsert, table: table, columns: container.columns) {
             let primaryKey = try db.primaryKey(table)
@@ -106,7 +110,7 @@ extension MutablePersistableRecord {
         }
         try entry.statement.bindPersistenceValues(container.values)
         let rowID = try entry.statement.executePersistence(returnsRowID: entry.returnsRowID) ?? db.lastInsertedRowID
-        return Self.insertionSuccess(rowID: rowID, rowIDColumn: entry.rowIDColumn, container: &container)
+        return Self.insertionSuccess(rowID: rowID, rowIDColumn: entry.rowIDColumn, rowIDIndex: entry.rowIDIndex, container: &container)
     }
 
     /// The columns an update sets: the given ones (all but the primary key by default), in
@@ -125,7 +129,7 @@ extension MutablePersistableRecord {
     /// UPDATE; throws ``RecordError/recordNotFound(databaseTableName:key:)`` when no row has the
     /// record's primary key.
     func performUpdate(_ db: Database, onConflict conflict: Database.ConflictResolution?, columns: Set<String>?) throws -> PersistenceSuccess {
-        let container = try PersistenceContainer(self)
+        let container = try PersistenceContainer(self, db)
         let table = type(of: self).databaseTableName
         let (keyColumns, keyValues) = try type(of: self).primaryKeyValues(db, container)
         if keyValues.contains(where: \.isNull) {
@@ -137,7 +141,7 @@ extension MutablePersistableRecord {
             let sql = PersistenceSQL.update(table: table, setColumns: setColumns, keyColumns: keyColumns, conflict: conflict)
             return (sql, try db.primaryKey(table).rowIDColumn, false)
         }
-        let values: [(any DatabaseValueConvertible)?] = setColumns.map { container[$0] } + keyValues.map { $0 }
+        let values = setColumns.map { container.databaseValue(of: $0) } + keyValues
         try entry.statement.bindPersistenceValues(values)
         _ = try entry.statement.executePersistence(returnsRowID: false)
         if db.changesCount == 0 {
@@ -162,7 +166,7 @@ extension MutablePersistableRecord {
 
     /// DELETE; returns whether a row was deleted.
     func performDelete(_ db: Database) throws -> Bool {
-        let container = try PersistenceContainer(self)
+        let container = try PersistenceContainer(self, db)
         let (keyColumns, keyValues) = try type(of: self).primaryKeyValues(db, container)
         if keyValues.contains(where: \.isNull) { return false }
         let sql = PersistenceSQL.delete(table: type(of: self).databaseTableName, keyColumns: keyColumns)
@@ -172,7 +176,7 @@ extension MutablePersistableRecord {
 
     /// Whether the primary key matches a row.
     func performExists(_ db: Database) throws -> Bool {
-        let container = try PersistenceContainer(self)
+        let container = try PersistenceContainer(self, db)
         let (keyColumns, keyValues) = try type(of: self).primaryKeyValues(db, container)
         guard let condition = type(of: self).uniqueKeyCondition([zip(keyColumns, keyValues).map { (column: $0, value: $1) }]) else {
             return false
@@ -369,7 +373,7 @@ extension MutablePersistableRecord {
 
     /// The update-or-insert of ``save(_:onConflict:)``, with the update or insert callbacks.
     private mutating func saveWithoutSaveCallbacks(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?) throws -> PersistenceSuccess {
-        let (_, keyValues) = try type(of: self).primaryKeyValues(db, PersistenceContainer(self))
+        let (_, keyValues) = try type(of: self).primaryKeyValues(db, PersistenceContainer(self, db))
         if !keyValues.contains(where: \.isNull) {
             do {
                 return try updateWithoutSaveCallbacks(db, columns: allUpdatedColumns()) {

@@ -22,7 +22,7 @@ extension MutablePersistableRecord {
     fileprivate func fetchOneRecord<T: FetchableRecord>(_ db: Database, _ recordType: T.Type) -> (Statement) throws -> T {
         { statement in
             if let record = try T.fetchOne(statement) { return record }
-            let container = try PersistenceContainer(self)
+            let container = try PersistenceContainer(self, db)
             let (columns, values) = try type(of: self).primaryKeyValues(db, container)
             throw type(of: self).notFound(columns, values)
         }
@@ -32,17 +32,19 @@ extension MutablePersistableRecord {
         _ db: Database, onConflict conflict: Database.ConflictResolution?, selection: [any SQLSelectable],
         fetch: (Statement) throws -> T) throws -> (InsertionSuccess, T)
     {
-        var container = try PersistenceContainer(self)
+        var container = try PersistenceContainer(self, db)
         let table = type(of: self).databaseTableName
         let conflict = conflict ?? type(of: self).persistenceConflictPolicy.conflictResolutionForInsert
         let sql = PersistenceSQL.insert(table: table, columns: container.columns, conflict: conflict)
         let fetched = try type(of: self).returning(db, sql: sql, values: container.databaseValues, selection: selection, fetch: fetch)
         let rowIDColumn = try db.primaryKey(table).rowIDColumn
-        return (Self.insertionSuccess(rowID: db.lastInsertedRowID, rowIDColumn: rowIDColumn, container: &container), fetched)
+        return (Self.insertionSuccess(
+            rowID: db.lastInsertedRowID, rowIDColumn: rowIDColumn,
+            rowIDIndex: rowIDColumn.flatMap { container.index(of: $0) }, container: &container), fetched)
     }
 
     private func upsertReturning<T>(_ db: Database, selection: [any SQLSelectable], fetch: (Statement) throws -> T) throws -> (InsertionSuccess, T) {
-        var container = try PersistenceContainer(self)
+        var container = try PersistenceContainer(self, db)
         let table = type(of: self).databaseTableName
         let primaryKey = try db.primaryKey(table)
         let sql = PersistenceSQL.upsert(table: table, columns: container.columns, keyColumns: primaryKey.columns)
@@ -62,7 +64,7 @@ extension MutablePersistableRecord {
         _ db: Database, onConflict conflict: Database.ConflictResolution?, columns: Set<String>?,
         selection: [any SQLSelectable], fetch: (Statement) throws -> T) throws -> (PersistenceSuccess, T)
     {
-        let container = try PersistenceContainer(self)
+        let container = try PersistenceContainer(self, db)
         let (keyColumns, keyValues) = try type(of: self).primaryKeyValues(db, container)
         if keyValues.contains(where: \.isNull) { throw type(of: self).notFound(keyColumns, keyValues) }
         let setColumns = Self.updatedColumns(container, keyColumns: keyColumns, only: columns)
@@ -248,7 +250,7 @@ extension MutablePersistableRecord {
     fileprivate mutating func mutatingSaveAndFetch<T: FetchableRecord & TableRecord>(
         _ db: Database, onConflict: Database.ConflictResolution?, as returnedType: T.Type) throws -> T
     {
-        let (_, keyValues) = try type(of: self).primaryKeyValues(db, PersistenceContainer(self))
+        let (_, keyValues) = try type(of: self).primaryKeyValues(db, PersistenceContainer(self, db))
         if !keyValues.contains(where: \.isNull) {
             do {
                 return try updateAndFetch(db, onConflict: onConflict, selection: T.databaseSelection, fetch: fetchOneRecord(db, T.self))

@@ -20,6 +20,8 @@ struct PersistenceStatementCache {
         let statement: Statement
         /// The column that holds the rowid, for insertion results.
         let rowIDColumn: String?
+        /// The position of `rowIDColumn` among `columns`, if there.
+        let rowIDIndex: Int?
         /// Whether the statement ends with `RETURNING "rowid"`.
         let returnsRowID: Bool
     }
@@ -63,7 +65,9 @@ extension Database {
         let (sql, rowIDColumn, returnsRowID) = try make()
         let entry = try PersistenceStatementCache.Entry(
             kind: kind, table: table, columns: columns, statement: makeStatement(sql: sql),
-            rowIDColumn: rowIDColumn, returnsRowID: returnsRowID)
+            rowIDColumn: rowIDColumn,
+            rowIDIndex: rowIDColumn.flatMap { rowIDColumn in columns.firstIndex { $0.equalsIgnoringASCIICase(rowIDColumn) } },
+            returnsRowID: returnsRowID)
         persistenceStatements.insert(entry)
         return entry
     }
@@ -72,18 +76,18 @@ extension Database {
 extension Statement {
     /// Binds values straight from a persistence container, without building statement
     /// arguments (they are recorded for error messages only when arguments are public).
-    func bindPersistenceValues(_ values: some Collection<(any DatabaseValueConvertible)?>) throws {
+    func bindPersistenceValues(_ values: [DatabaseValue]) throws {
         reset()
-        sqlite3_clear_bindings(sqliteStatement)
-        var index: CInt = 1
-        for value in values {
-            let code = value?.bind(to: sqliteStatement, at: index) ?? sqlite3_bind_null(sqliteStatement, index)
-            if code != SQLITE_OK {
-                throw makeDatabaseError(
-                    code, database.sqliteConnection, sql: sql, arguments: StatementArguments(),
-                    publicStatementArguments: false)
+        let sqliteStatement = sqliteStatement
+        try values.withUnsafeBufferPointer { values in
+            for offset in values.indices {
+                let code = values[offset].bind(to: sqliteStatement, at: CInt(truncatingIfNeeded: offset &+ 1))
+                if code != SQLITE_OK {
+                    throw makeDatabaseError(
+                        code, database.sqliteConnection, sql: sql, arguments: StatementArguments(),
+                        publicStatementArguments: false)
+                }
             }
-            index += 1
         }
         recordPersistenceArguments(values)
     }

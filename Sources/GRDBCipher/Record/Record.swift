@@ -91,7 +91,7 @@ open class Record: FetchableRecord, TableRecord, PersistableRecord {
         guard let referenceRow else { return container.columns }
         return zip(container.columns, container.values).compactMap { column, value in
             guard let index = referenceRow.index(forColumn: column) else { return column }
-            return referenceRow.databaseValue(at: index) == (value?.databaseValue ?? .null) ? nil : column
+            return referenceRow.databaseValue(at: index) == value ? nil : column
         }
     }
 

@@ -25,6 +25,55 @@ struct PersistableRecordTests {
         ])
     }
 
+    /// A record whose columns vary from one record to the next, in order, number and case:
+    /// containers learn each type's columns from the previous record, and must not trust them
+    /// blindly.
+    struct ShapeShifter: PersistableRecord {
+        static let databaseTableName = "shape"
+        var shape: Int
+        func encode(to container: inout PersistenceContainer) {
+            switch shape {
+            case 0:
+                container["a"] = 1; container["b"] = 2
+            case 1:
+                container["b"] = 20; container["a"] = 10
+            case 2:
+                container["a"] = 100; container["A"] = 101; container["b"] = 102
+            default:
+                container["A"] = 1000
+            }
+        }
+    }
+
+    @Test func containersFollowChangingColumns() throws {
+        let test = try TestDatabase()
+        let recorder = SQLRecorder()
+        try test.dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE shape(id INTEGER PRIMARY KEY, a INTEGER, b INTEGER)")
+            recorder.record(db)
+            for shape in [0, 0, 1, 2, 3, 0] {
+                try ShapeShifter(shape: shape).insert(db)
+            }
+            let rows = try Row.fetchAll(db, sql: "SELECT a, b FROM shape ORDER BY id").map { [$0[0] as Int?, $0[1] as Int?] }
+            #expect(rows == [[1, 2], [1, 2], [10, 20], [101, 102], [1000, nil], [1, 2]])
+            var container = try PersistenceContainer(ShapeShifter(shape: 2), db)
+            #expect(container.columnNames == ["a", "b"])
+            #expect(container["A"] as? Int64 == 101)
+            container["B"] = nil
+            #expect(container.columnNames == ["a", "b"])
+            #expect(container["b"] == nil)
+        }
+        #expect(recorder.dataSQL == [
+            "INSERT INTO \"shape\" (\"a\", \"b\") VALUES (?,?)",
+            "INSERT INTO \"shape\" (\"a\", \"b\") VALUES (?,?)",
+            "INSERT INTO \"shape\" (\"b\", \"a\") VALUES (?,?)",
+            "INSERT INTO \"shape\" (\"a\", \"b\") VALUES (?,?)",
+            "INSERT INTO \"shape\" (\"A\") VALUES (?)",
+            "INSERT INTO \"shape\" (\"a\", \"b\") VALUES (?,?)",
+            "SELECT a, b FROM shape ORDER BY id",
+        ])
+    }
+
     @Test func conflictsThrowAndLeaveTheTableUnchanged() throws {
         let test = try TestDatabase()
         try test.dbQueue.write { db in
