@@ -68,6 +68,10 @@ public final class RowCursor: DatabaseCursor {
         row = Row(statement: statement)
     }
 
+    deinit {
+        row.forgetDecoders()
+    }
+
     public func next() throws -> Row? {
         try stepper.step() ? row : nil
     }

@@ -39,6 +39,18 @@ public final class Row {
     /// The number of columns in the row.
     public let count: Int
 
+    /// For a live row: the decoder and the container that decoded the last `Decodable` record.
+    /// They refer to the row: the cursor that owns the row forgets them when it goes away, so
+    /// that the row, and its statement, can go too.
+    var decoderCache: (recordType: ObjectIdentifier, decoder: any Decoder)?
+    var decodingContainerCache: AnyDecodingContainerCache?
+
+    /// Breaks the reference cycles of the decoding caches.
+    func forgetDecoders() {
+        decoderCache = nil
+        decodingContainerCache = nil
+    }
+
     init(statement: Statement) {
         storage = .statement(statement)
         sqliteStatement = statement.sqliteStatement

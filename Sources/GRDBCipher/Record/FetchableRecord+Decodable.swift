@@ -15,7 +15,17 @@ extension FetchableRecord where Self: Decodable {
     /// }
     /// ```
     public init(row: Row) throws {
-        try self.init(from: RowDecoder<Self>(row: row))
+        // A cursor decodes every record from the same live row: its decoder is made once.
+        let recordType = ObjectIdentifier(Self.self)
+        if let cache = row.decoderCache, cache.recordType == recordType {
+            try self.init(from: cache.decoder)
+            return
+        }
+        let decoder: any Decoder = RowDecoder<Self>(row: row)
+        if row.isFetched {
+            row.decoderCache = (recordType, decoder)
+        }
+        try self.init(from: decoder)
     }
 }
 
@@ -30,7 +40,19 @@ struct RowDecoder<Record: FetchableRecord>: Decoder {
     var userInfo: [CodingUserInfoKey: Any] { Record.databaseDecodingUserInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(RowKeyedDecodingContainer<Key, Record>(row: row))
+        // A cursor decodes every record from the same live row: the container made for the
+        // first record serves them all (making one per row costs an allocation and generic
+        // metadata lookups).
+        let keyType = ObjectIdentifier(Key.self)
+        let recordType = ObjectIdentifier(Record.self)
+        if let cache = row.decodingContainerCache, cache.keyType == keyType, cache.recordType == recordType {
+            return unsafeDowncast(cache, to: DecodingContainerCache<Key>.self).container
+        }
+        let container = KeyedDecodingContainer(RowKeyedDecodingContainer<Key, Record>(row: row))
+        if row.isFetched {
+            row.decodingContainerCache = DecodingContainerCache(container, keyType: keyType, recordType: recordType)
+        }
+        return container
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -42,8 +64,31 @@ struct RowDecoder<Record: FetchableRecord>: Decoder {
     }
 }
 
+/// The keyed container a live row decodes its records with (see ``RowDecoder``).
+class AnyDecodingContainerCache {
+    let keyType: ObjectIdentifier
+    let recordType: ObjectIdentifier
+
+    init(keyType: ObjectIdentifier, recordType: ObjectIdentifier) {
+        self.keyType = keyType
+        self.recordType = recordType
+    }
+}
+
+final class DecodingContainerCache<Key: CodingKey>: AnyDecodingContainerCache {
+    let container: KeyedDecodingContainer<Key>
+
+    init(_ container: KeyedDecodingContainer<Key>, keyType: ObjectIdentifier, recordType: ObjectIdentifier) {
+        self.container = container
+        super.init(keyType: keyType, recordType: recordType)
+    }
+}
+
 /// Reads the columns of a row by coding key.
-struct RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: KeyedDecodingContainerProtocol {
+///
+/// A class: the standard library's container box copies its container on each call, and a
+/// class copies as one reference.
+final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: KeyedDecodingContainerProtocol {
     let row: Row
     /// Column indexes by key string, for the non-default column strategies.
     private let keyIndexes: [String: Int]?
@@ -100,8 +145,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: Keyed
     private func fastDecode<T: DatabaseValueConvertible & StatementColumnConvertible>(_ type: T.Type, forKey key: Key) throws -> T {
         let index = try requiredIndex(of: key, type)
         if let sqliteStatement = row.sqliteStatement,
-           sqlite3_column_type(sqliteStatement, CInt(index)) != SQLITE_NULL,
-           let value = T(sqliteStatement: sqliteStatement, index: CInt(index)) {
+           let value = Row.liveValue(T.self, sqliteStatement, CInt(index)) {
             return value
         }
         return try decodeValue(type, at: index)
@@ -111,8 +155,8 @@ struct RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: Keyed
     private func fastDecodeIfPresent<T: DatabaseValueConvertible & StatementColumnConvertible>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let index = index(of: key) else { return nil }
         if let sqliteStatement = row.sqliteStatement {
+            if let value = Row.liveValue(T.self, sqliteStatement, CInt(index)) { return value }
             if sqlite3_column_type(sqliteStatement, CInt(index)) == SQLITE_NULL { return nil }
-            if let value = T(sqliteStatement: sqliteStatement, index: CInt(index)) { return value }
         }
         if row.databaseValueIsNull(at: index) { return nil }
         return try decodeValue(type, at: index)

@@ -159,6 +159,10 @@ public final class RecordCursor<Record: FetchableRecord>: DatabaseCursor {
         row = Row(statement: statement)
     }
 
+    deinit {
+        row.forgetDecoders()
+    }
+
     public func next() throws -> Record? {
         guard try stepper.step() else { return nil }
         return try Record(row: row)

@@ -161,6 +161,54 @@ struct FetchableRecordTests {
         #expect(camelCasedFromSnakeCase("_private_value_") == "_privateValue_")
     }
 
+    /// A live row remembers the decoder of the last record type it decoded: other types, and
+    /// other strategies, decoded from the same row get their own.
+    @Test func severalRecordTypesFromOneLiveRow() throws {
+        struct Named: Decodable, FetchableRecord, Equatable { var name: String }
+        struct Scored: Decodable, FetchableRecord, Equatable { var score: Int; var name: String? }
+        struct Snaked: Decodable, FetchableRecord, Equatable {
+            static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+            var teamName: String
+        }
+        let test = try TestDatabase()
+        try test.dbQueue.read { (db: Database) throws in
+            let rows = try Row.fetchCursor(db, sql: "SELECT 'Arthur' AS name, 10 AS score, 'Red' AS team_name UNION ALL SELECT 'Barbara', 20, 'Blue'")
+            var decoded: [String] = []
+            while let row = try rows.next() {
+                let named = try Named(row: row)
+                let scored = try Scored(row: row)
+                let snaked = try Snaked(row: row)
+                let namedAgain = try Named(row: row)
+                #expect(named == namedAgain)
+                decoded.append("\(named.name) \(scored.score) \(scored.name ?? "-") \(snaked.teamName)")
+            }
+            #expect(decoded == ["Arthur 10 Arthur Red", "Barbara 20 Barbara Blue"])
+            // A copied row decodes the same.
+            let copy = try Row.fetchOne(db, sql: "SELECT 'Craig' AS name, 30 AS score")!
+            #expect(try Scored(row: copy) == Scored(score: 30, name: "Craig"))
+            #expect(try Scored(row: copy) == Scored(score: 30, name: "Craig"))
+            // The live row's cached decoders refer to it: they must not keep it (and its
+            // statement) alive once its cursor is gone.
+            weak var weakRow: Row?
+            do {
+                let cursor = try Row.fetchCursor(db, sql: "SELECT 'Dan' AS name, 40 AS score")
+                let row = try #require(try cursor.next())
+                #expect(try Scored(row: row).score == 40)
+                weakRow = row
+            }
+            #expect(weakRow == nil)
+            weak var weakStatement: Statement?
+            do {
+                // An uncached statement: only the cursor and its row keep it.
+                let statement = try db.makeStatement(sql: "SELECT 'Dan' AS name, 40 AS score")
+                let cursor = try Scored.fetchCursor(statement)
+                #expect(try cursor.next()?.score == 40)
+                weakStatement = statement
+            }
+            #expect(weakStatement == nil)
+        }
+    }
+
     @Test func userInfoAndCustomJSONDecoder() throws {
         struct Item: Decodable, FetchableRecord {
             static let key = CodingUserInfoKey(rawValue: "source")!
