@@ -13,23 +13,33 @@ extension EncodableRecord where Self: Encodable {
     /// }
     /// ```
     public func encode(to container: inout PersistenceContainer) throws {
-        let encoder = RecordEncoder<Self>(container: container)
+        // The encoder takes the container over while it encodes (no copy of its storage).
+        let encoder = RecordEncoder<Self>()
+        swap(&encoder.container.pointee, &container)
+        defer { swap(&encoder.container.pointee, &container) }
         try encode(to: encoder)
-        container = encoder.container
     }
 }
 
 /// Encodes a record into a persistence container.
 final class RecordEncoder<Record: EncodableRecord>: Encoder {
-    var container: PersistenceContainer
+    /// The container being filled. Behind a pointer: each value sets it, and a stored
+    /// property of a class would cost a dynamic exclusivity check per value.
+    let container: UnsafeMutablePointer<PersistenceContainer>
     let columnStrategy: DatabaseColumnEncodingStrategy
     /// Whether coding keys are the column names (no conversion per key).
     private let isDefaultStrategy: Bool
 
-    init(container: PersistenceContainer) {
-        self.container = container
+    init() {
+        container = .allocate(capacity: 1)
+        container.initialize(to: PersistenceContainer(unreserved: ()))
         columnStrategy = Record.databaseColumnEncodingStrategy
         if case .useDefaultKeys = columnStrategy { isDefaultStrategy = true } else { isDefaultStrategy = false }
+    }
+
+    deinit {
+        container.deinitialize(count: 1)
+        container.deallocate()
     }
 
     var codingPath: [any CodingKey] { [] }
@@ -53,8 +63,13 @@ final class RecordEncoder<Record: EncodableRecord>: Encoder {
     }
 
     @inline(__always)
-    func set(_ value: (any DatabaseValueConvertible)?, for key: some CodingKey) {
-        container[column(for: key)] = value
+    func set<Value: DatabaseValueConvertible>(_ value: Value?, for key: some CodingKey) {
+        container.pointee.set(value?.databaseValue ?? .null, for: column(for: key))
+    }
+
+    @inline(__always)
+    func setNull(for key: some CodingKey) {
+        container.pointee.set(.null, for: column(for: key))
     }
 }
 
@@ -62,7 +77,7 @@ struct RecordKeyedEncodingContainer<Key: CodingKey, Record: EncodableRecord>: Ke
     let encoder: RecordEncoder<Record>
     var codingPath: [any CodingKey] { [] }
 
-    mutating func encodeNil(forKey key: Key) throws { encoder.set(nil, for: key) }
+    mutating func encodeNil(forKey key: Key) throws { encoder.setNull(for: key) }
     mutating func encode(_ value: Bool, forKey key: Key) throws { encoder.set(value, for: key) }
     mutating func encode(_ value: String, forKey key: Key) throws { encoder.set(value, for: key) }
     mutating func encode(_ value: Double, forKey key: Key) throws { encoder.set(value, for: key) }
@@ -99,13 +114,13 @@ struct RecordKeyedEncodingContainer<Key: CodingKey, Record: EncodableRecord>: Ke
         if let value {
             try encode(value, forKey: key)
         } else {
-            encoder.set(nil, for: key)
+            encoder.setNull(for: key)
         }
     }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         let column = encoder.column(for: key)
-        encoder.container[column] = try Self.databaseValue(for: value, column: column)
+        encoder.container.pointee[column] = try Self.databaseValue(for: value, column: column)
     }
 
     /// The value stored for any `Encodable` value: dates, data and UUIDs with the record's

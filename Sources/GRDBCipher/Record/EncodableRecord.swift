@@ -224,6 +224,13 @@ public struct PersistenceContainer {
         values.reserveCapacity(max(template.count + 1, 8))
     }
 
+    /// An empty container that allocates nothing until it is set.
+    init(unreserved: ()) {
+        template = []
+        followsTemplate = true
+        values = []
+    }
+
     /// The container of a record.
     public init(_ record: some EncodableRecord) throws {
         self.init()
