@@ -203,7 +203,7 @@ public struct PersistenceContainer {
 
     /// The columns a previous container of the same record type received, in order (see
     /// ``PersistenceContainerTemplates``). Empty when there is none.
-    let template: [String]
+    private(set) var template: [String]
     /// Whether every column so far was set in template order: the columns are then the first
     /// `values.count` of the template (no copy of their names is made), known to be distinct
     /// ignoring case, and a new column that is the template's next needs no search.
@@ -307,8 +307,17 @@ public struct PersistenceContainer {
         values[index] = value
     }
 
-    /// Appends a column known to be absent.
-    mutating func appendNewColumn(_ column: String, _ value: DatabaseValue) {
+    /// Appends a column known to be absent. `columnsAfter`, if given, must be the container's
+    /// columns followed by `column` (the insertion that calls this found its statement by
+    /// comparing the columns): a container that has exactly its template's columns then takes
+    /// them as its template, and still copies no names.
+    mutating func appendNewColumn(_ column: String, _ value: DatabaseValue, columnsAfter: [String]? = nil) {
+        if matchesTemplate, let columnsAfter, columnsAfter.count == values.count + 1 {
+            assert(columnsAfter.last == column && Array(columnsAfter.dropLast()) == template)
+            template = columnsAfter
+            values.append(value)
+            return
+        }
         if followsTemplate { stopFollowingTemplate() }
         ownColumns.append(column)
         values.append(value)

@@ -84,16 +84,21 @@ extension MutablePersistableRecord {
         try entry.statement.bindPersistenceValues(container.values)
         _ = try entry.statement.executePersistence(returnsRowID: false)
         let rowID = db.lastInsertedRowID
-        return Self.insertionSuccess(rowID: rowID, rowIDColumn: entry.rowIDColumn, rowIDIndex: entry.rowIDIndex, container: &container)
+        return Self.insertionSuccess(
+            rowID: rowID, rowIDColumn: entry.rowIDColumn, rowIDIndex: entry.rowIDIndex,
+            columnsWithRowID: entry.columnsWithRowID, container: &container)
     }
 
     /// The insertion result: the container gets the rowid in its rowid column, which is at
     /// `rowIDIndex` if the container has it.
-    static func insertionSuccess(rowID: Int64, rowIDColumn: String?, rowIDIndex: Int?, container: inout PersistenceContainer) -> InsertionSuccess {
+    static func insertionSuccess(
+        rowID: Int64, rowIDColumn: String?, rowIDIndex: Int?, columnsWithRowID: [String]? = nil,
+        container: inout PersistenceContainer) -> InsertionSuccess
+    {
         if let rowIDIndex {
             container.replaceValue(at: rowIDIndex, with: DatabaseValue(storage: .int64(rowID)))
         } else if let rowIDColumn, rowIDColumn != "rowid" {
-            container.appendNewColumn(rowIDColumn, DatabaseValue(storage: .int64(rowID)))
+            container.appendNewColumn(rowIDColumn, DatabaseValue(storage: .int64(rowID)), columnsAfter: columnsWithRowID)
         }
         return InsertionSuccess(rowID: rowID, rowIDColumn: rowIDColumn, persistenceContainer: container)
     }
@@ -110,7 +115,9 @@ extension MutablePersistableRecord {
         }
         try entry.statement.bindPersistenceValues(container.values)
         let rowID = try entry.statement.executePersistence(returnsRowID: entry.returnsRowID) ?? db.lastInsertedRowID
-        return Self.insertionSuccess(rowID: rowID, rowIDColumn: entry.rowIDColumn, rowIDIndex: entry.rowIDIndex, container: &container)
+        return Self.insertionSuccess(
+            rowID: rowID, rowIDColumn: entry.rowIDColumn, rowIDIndex: entry.rowIDIndex,
+            columnsWithRowID: entry.columnsWithRowID, container: &container)
     }
 
     /// The columns an update sets: the given ones (all but the primary key by default), in

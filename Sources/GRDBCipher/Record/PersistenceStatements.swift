@@ -22,6 +22,9 @@ struct PersistenceStatementCache {
         let rowIDColumn: String?
         /// The position of `rowIDColumn` among `columns`, if there.
         let rowIDIndex: Int?
+        /// `columns` followed by `rowIDColumn`, when an insertion adds the rowid column to
+        /// its container.
+        let columnsWithRowID: [String]?
         /// Whether the statement ends with `RETURNING "rowid"`.
         let returnsRowID: Bool
     }
@@ -63,10 +66,14 @@ extension Database {
             return entry
         }
         let (sql, rowIDColumn, returnsRowID) = try make()
+        let rowIDIndex = rowIDColumn.flatMap { rowIDColumn in columns.firstIndex { $0.equalsIgnoringASCIICase(rowIDColumn) } }
+        var columnsWithRowID: [String]?
+        if let rowIDColumn, rowIDIndex == nil, rowIDColumn != "rowid" {
+            columnsWithRowID = columns + [rowIDColumn]
+        }
         let entry = try PersistenceStatementCache.Entry(
             kind: kind, table: table, columns: columns, statement: makeStatement(sql: sql),
-            rowIDColumn: rowIDColumn,
-            rowIDIndex: rowIDColumn.flatMap { rowIDColumn in columns.firstIndex { $0.equalsIgnoringASCIICase(rowIDColumn) } },
+            rowIDColumn: rowIDColumn, rowIDIndex: rowIDIndex, columnsWithRowID: columnsWithRowID,
             returnsRowID: returnsRowID)
         persistenceStatements.insert(entry)
         return entry

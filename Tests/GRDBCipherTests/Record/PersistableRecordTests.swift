@@ -45,6 +45,42 @@ struct PersistableRecordTests {
         }
     }
 
+    /// Records what `didInsert` receives.
+    final class InsertionLog: @unchecked Sendable {
+        var entries: [(rowID: Int64, rowIDColumn: String?, columns: [String], id: Int64?)] = []
+    }
+
+    struct LoggedItem: MutablePersistableRecord {
+        static let databaseTableName = "item"
+        let log: InsertionLog
+        var name: String
+        func encode(to container: inout PersistenceContainer) {
+            container["name"] = name
+        }
+        mutating func didInsert(_ inserted: InsertionSuccess) {
+            let container = inserted.persistenceContainer
+            log.entries.append((inserted.rowID, inserted.rowIDColumn, container.columnNames, container["ID"] as? Int64))
+        }
+    }
+
+    @Test func insertionSuccessCarriesTheRowIDColumn() throws {
+        let test = try TestDatabase()
+        let log = InsertionLog()
+        try test.dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT)")
+            // The first insertion prepares the statement, the next ones reuse it and the
+            // container's learned columns.
+            for name in ["a", "b", "c"] {
+                var item = LoggedItem(log: log, name: name)
+                try item.insert(db)
+            }
+        }
+        #expect(log.entries.map(\.rowID) == [1, 2, 3])
+        #expect(log.entries.map(\.rowIDColumn) == ["id", "id", "id"])
+        #expect(log.entries.map(\.columns) == [["name", "id"], ["name", "id"], ["name", "id"]])
+        #expect(log.entries.map(\.id) == [1, 2, 3])
+    }
+
     @Test func containersFollowChangingColumns() throws {
         let test = try TestDatabase()
         let recorder = SQLRecorder()
