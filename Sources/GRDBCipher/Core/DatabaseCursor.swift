@@ -9,11 +9,13 @@ public protocol DatabaseCursor<Element>: Cursor {
     var statement: Statement { get }
 }
 
-/// The stepping shared by every statement cursor: it owns the iteration state and releases the
-/// statement when done.
+/// The stepping shared by every statement cursor: it owns the iteration state and the live row
+/// that reads the statement, and releases the statement when done.
 final class StatementStepper {
     let statement: Statement
     let sqliteStatement: SQLiteStatement
+    /// The row that reads the statement's current row.
+    let row: Row
     private var done = false
 
     init(statement: Statement, arguments: StatementArguments?) throws {
@@ -21,11 +23,14 @@ final class StatementStepper {
         try statement.prepareIteration(arguments: arguments)
         self.statement = statement
         self.sqliteStatement = statement.sqliteStatement
+        row = Row(statement: statement)
         statement.isIterating = true
         if statement.writesData { statement.database.transactionHasWrites = true }
     }
 
     deinit {
+        // The row's cached decoders refer to the row: forgetting them lets it go.
+        row.forgetDecoders()
         finish()
     }
 
@@ -58,22 +63,16 @@ final class StatementStepper {
 /// moves: copy it to keep it.
 public final class RowCursor: DatabaseCursor {
     let stepper: StatementStepper
-    private let row: Row
 
     /// The statement that feeds the cursor.
     public var statement: Statement { stepper.statement }
 
     init(statement: Statement, arguments: StatementArguments?) throws {
         stepper = try StatementStepper(statement: statement, arguments: arguments)
-        row = Row(statement: statement)
-    }
-
-    deinit {
-        row.forgetDecoders()
     }
 
     public func next() throws -> Row? {
-        try stepper.step() ? row : nil
+        try stepper.step() ? stepper.row : nil
     }
 }
 
@@ -81,7 +80,7 @@ public final class RowCursor: DatabaseCursor {
 /// statement handle for the fast path.
 struct ValueCursorCore {
     let stepper: StatementStepper
-    let row: Row
+    var row: Row { stepper.row }
     let sqliteStatement: SQLiteStatement
 
     init(statement: Statement, arguments: StatementArguments?) throws {
@@ -92,7 +91,6 @@ struct ValueCursorCore {
                 sql: statement.sql)
         }
         stepper = try StatementStepper(statement: statement, arguments: arguments)
-        row = Row(statement: statement)
         sqliteStatement = statement.sqliteStatement
     }
 }
@@ -127,8 +125,7 @@ public final class FastDatabaseValueCursor<Value: DatabaseValueConvertible & Sta
 
     public func next() throws -> Value? {
         guard try core.stepper.step() else { return nil }
-        if sqlite3_column_type(core.sqliteStatement, 0) != SQLITE_NULL,
-           let value = Value(sqliteStatement: core.sqliteStatement, index: 0) {
+        if let value = Row.liveValue(Value.self, core.sqliteStatement, 0) {
             return value
         }
         return try core.row.decode(Value.self, at: 0).get()
@@ -148,8 +145,8 @@ public final class FastNullableDatabaseValueCursor<Value: DatabaseValueConvertib
 
     public func next() throws -> Value?? {
         guard try core.stepper.step() else { return nil }
+        if let value = Row.liveValue(Value.self, core.sqliteStatement, 0) { return value }
         if sqlite3_column_type(core.sqliteStatement, 0) == SQLITE_NULL { return .some(nil) }
-        if let value = Value(sqliteStatement: core.sqliteStatement, index: 0) { return value }
         return try core.row.decode(Value.self, at: 0).get()
     }
 }

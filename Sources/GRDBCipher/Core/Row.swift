@@ -40,7 +40,7 @@ public final class Row {
     public let count: Int
 
     /// For a live row: the decoder and the container that decoded the last `Decodable` record.
-    /// They refer to the row: the cursor that owns the row forgets them when it goes away, so
+    /// They refer to the row: the cursor stepper that owns the row forgets them when it goes, so
     /// that the row, and its statement, can go too.
     var decoderCache: (recordType: ObjectIdentifier, decoder: any Decoder)?
     var decodingContainerCache: AnyDecodingContainerCache?

@@ -149,23 +149,17 @@ func camelCasedFromSnakeCase(_ string: String) -> String {
 /// ```
 public final class RecordCursor<Record: FetchableRecord>: DatabaseCursor {
     private let stepper: StatementStepper
-    private let row: Row
 
     /// The statement that feeds the cursor.
     public var statement: Statement { stepper.statement }
 
     init(statement: Statement, arguments: StatementArguments?) throws {
         stepper = try StatementStepper(statement: statement, arguments: arguments)
-        row = Row(statement: statement)
-    }
-
-    deinit {
-        row.forgetDecoders()
     }
 
     public func next() throws -> Record? {
         guard try stepper.step() else { return nil }
-        return try Record(row: row)
+        return try Record(row: stepper.row)
     }
 }
 
