@@ -195,12 +195,26 @@ extension MutablePersistableRecord {
 // MARK: - Callbacks
 
 extension MutablePersistableRecord {
-    /// willSave, aroundSave, willInsert, aroundInsert, `insert`, didInsert, didSave.
-    mutating func insertWithCallbacks(_ db: Database, insert: (Self) throws -> InsertionSuccess) throws {
+    /// willSave, aroundSave around `save`, didSave; returns the record as `save` left it.
+    private func withSaveCallbacks(_ db: Database, _ save: (inout Self) throws -> PersistenceSuccess) throws -> Self {
         try willSave(db)
         var record = self
         var saved: PersistenceSuccess?
         try aroundSave(db) {
+            let success = try save(&record)
+            saved = success
+            return success
+        }
+        guard let saved else {
+            preconditionFailure("\(Self.self).aroundSave did not call its save closure")
+        }
+        record.didSave(saved)
+        return record
+    }
+
+    /// willSave, aroundSave, willInsert, aroundInsert, `insert`, didInsert, didSave.
+    mutating func insertWithCallbacks(_ db: Database, insert: (Self) throws -> InsertionSuccess) throws {
+        self = try withSaveCallbacks(db) { record in
             try record.willInsert(db)
             var inserted: InsertionSuccess?
             let current = record
@@ -213,30 +227,15 @@ extension MutablePersistableRecord {
                 preconditionFailure("\(Self.self).aroundInsert did not call its insert closure")
             }
             record.didInsert(inserted)
-            let success = PersistenceSuccess(inserted)
-            saved = success
-            return success
+            return PersistenceSuccess(inserted)
         }
-        guard let saved else {
-            preconditionFailure("\(Self.self).aroundSave did not call its save closure")
-        }
-        self = record
-        didSave(saved)
     }
 
     /// willSave, aroundSave, willUpdate, aroundUpdate, `update`, didUpdate, didSave.
     func updateWithCallbacks(_ db: Database, columns: Set<String>, update: () throws -> PersistenceSuccess) throws {
-        try willSave(db)
-        var saved: PersistenceSuccess?
-        try aroundSave(db) {
-            let success = try updateWithoutSaveCallbacks(db, columns: columns, update: update)
-            saved = success
-            return success
+        _ = try withSaveCallbacks(db) { record in
+            try record.updateWithoutSaveCallbacks(db, columns: columns, update: update)
         }
-        guard let saved else {
-            preconditionFailure("\(Self.self).aroundSave did not call its save closure")
-        }
-        didSave(saved)
     }
 
     /// willUpdate, aroundUpdate, `update`, didUpdate.
@@ -363,19 +362,9 @@ extension MutablePersistableRecord {
 
     /// willSave, aroundSave, the update or insert with their callbacks, didSave.
     mutating func saveWithCallbacks(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?) throws {
-        try willSave(db)
-        var record = self
-        var saved: PersistenceSuccess?
-        try aroundSave(db) {
-            let success = try record.saveWithoutSaveCallbacks(db, onConflict: conflictResolution)
-            saved = success
-            return success
+        self = try withSaveCallbacks(db) { record in
+            try record.saveWithoutSaveCallbacks(db, onConflict: conflictResolution)
         }
-        guard let saved else {
-            preconditionFailure("\(Self.self).aroundSave did not call its save closure")
-        }
-        self = record
-        didSave(saved)
     }
 
     /// The update-or-insert of ``save(_:onConflict:)``, with the update or insert callbacks.
