@@ -78,9 +78,7 @@ public final class Statement {
         let folded = columnNames.map { name in
             String(decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
         }
-        let leftmostIndexes = folded.map { name in folded.firstIndex(of: name)! }
-        self.leftmostIndexes = leftmostIndexes
-        columnLookup = ColumnLookup(names: columnNames, leftmostIndexes: leftmostIndexes)
+        columnLookup = ColumnLookup(names: columnNames, leftmostIndexes: folded.map { name in folded.firstIndex(of: name)! })
     }
 
     deinit {
@@ -96,13 +94,10 @@ public final class Statement {
     private lazy var columnIndexes: [String: Int] = {
         var indexes: [String: Int] = [:]
         for (index, name) in columnNames.enumerated() where indexes[name] == nil {
-            indexes[name] = leftmostIndexes[index]
+            indexes[name] = columnLookup.leftmost[index]
         }
         return indexes
     }()
-
-    /// For each column, the index of the leftmost column with the same name ignoring case.
-    private let leftmostIndexes: [Int]
 
     /// Returns the index of the leftmost column named `name`, compared case-insensitively.
     public func index(ofColumn name: String) -> Int? {
@@ -128,14 +123,13 @@ public final class Statement {
         if columnCount <= 16 {
             let names = columnNames
             for index in names.indices where names[index] == name {
-                return leftmostIndexes[index]
+                return columnLookup.leftmost[index]
             }
         } else if let index = columnIndexes[name] {
             return index
         }
         return columnNames.firstIndex { $0.equalsIgnoringASCIICase(name) }
     }
-
 
     /// The number of parameters of the statement.
     var parameterCount: Int { parameterNames.count }
@@ -252,7 +246,6 @@ public final class Statement {
 extension Statement: CustomStringConvertible {
     public var description: String { sql }
 }
-
 
 extension Statement {
     /// Statement effects that invalidate what a connection remembers.
