@@ -1,6 +1,6 @@
 /// A type that names a database column.
 ///
-/// The query interface (to come) builds SQL expressions from columns; rows already accept them:
+/// Columns build SQL expressions for the query interface, and read rows:
 ///
 /// ```swift
 /// enum Columns {
@@ -8,7 +8,7 @@
 /// }
 /// let name: String = row[Columns.name]
 /// ```
-public protocol ColumnExpression: Sendable {
+public protocol ColumnExpression: SQLSpecificExpressible {
     /// The name of the column.
     var name: String { get }
 }

@@ -143,6 +143,9 @@ public final class Database {
             diagnosisKey.wipe()
             keyForDiagnosis = nil
         }
+        for function in DatabaseFunction.defaultFunctions {
+            add(function: function)
+        }
         for function in configuration.setUpFunctions {
             try function(self)
         }

@@ -14,9 +14,13 @@
 /// let table = "player"
 /// let count: SQL = "SELECT COUNT(*) FROM \(sql: table)" // raw SQL, not a parameter
 /// ```
-public struct SQL: Sendable, Hashable {
-    enum Element: Sendable, Hashable {
+public struct SQL: Sendable {
+    enum Element: Sendable {
         case sql(String, StatementArguments)
+        case expression(SQLExpression)
+        case selection(SQLSelection)
+        case ordering(SQLOrdering)
+        case subquery(SQLSubquery)
     }
 
     var elements: [Element]
@@ -26,6 +30,11 @@ public struct SQL: Sendable, Hashable {
         elements = [.sql(sql, arguments)]
     }
 
+    /// Creates SQL from an expression: `SQL(Column("score"))` is `"score"`.
+    public init(_ expression: some SQLExpressible) {
+        elements = [.expression(expression.sqlExpression)]
+    }
+
     init(elements: [Element]) {
         self.elements = elements
     }
@@ -33,28 +42,42 @@ public struct SQL: Sendable, Hashable {
     /// Whether the SQL is empty.
     public var isEmpty: Bool {
         elements.allSatisfy {
-            switch $0 {
-            case let .sql(sql, arguments): return sql.isEmpty && arguments.isEmpty
-            }
+            if case let .sql(sql, arguments) = $0 { return sql.isEmpty && arguments.isEmpty }
+            return false
         }
     }
 
     /// Returns the SQL text and its arguments.
+    ///
+    /// ```swift
+    /// let query: SQL = "SELECT * FROM player WHERE \(Column("score")) > \(1000)"
+    /// let (sql, arguments) = try query.build(db) // SELECT * FROM player WHERE "score" > ?, [1000]
+    /// ```
     public func build(_ db: Database) throws -> (sql: String, arguments: StatementArguments) {
-        resolved()
+        var context = SQLGenerationContext(db)
+        let sql = try self.sql(&context)
+        return (sql, context.arguments)
     }
 
-    func resolved() -> (sql: String, arguments: StatementArguments) {
+    /// The SQL text, with arguments appended to the context.
+    func sql(_ context: inout SQLGenerationContext) throws -> String {
         var sql = ""
-        var arguments = StatementArguments()
         for element in elements {
             switch element {
             case let .sql(text, elementArguments):
                 sql += text
-                arguments += elementArguments
+                context.append(elementArguments)
+            case .expression(let expression):
+                sql += try expression.sql(&context)
+            case .selection(let selection):
+                sql += try selection.sql(&context)
+            case .ordering(let ordering):
+                sql += try ordering.sql(&context)
+            case .subquery(let subquery):
+                sql += try subquery.sql(&context)
             }
         }
-        return (sql, arguments)
+        return sql
     }
 
     /// Appends raw SQL and its arguments.
@@ -117,6 +140,50 @@ extension SQL: ExpressibleByStringInterpolation {
         /// `\(literal)`: another SQL literal.
         public mutating func appendInterpolation(_ sqlLiteral: SQL) {
             elements.append(contentsOf: sqlLiteral.elements)
+        }
+
+        /// `\(Column("name"))`, `\(expression)`: an expression, such as a column, rendered as
+        /// the query interface does (columns quoted, values as parameters).
+        public mutating func appendInterpolation(_ expressible: some SQLSpecificExpressible) {
+            elements.append(.expression(expressible.sqlExpression))
+        }
+
+        /// `\(selection)`: a result column.
+        public mutating func appendInterpolation(_ selection: SQLSelection) {
+            elements.append(.selection(selection))
+        }
+
+        /// `\(ordering)`: an ordering term, such as `Column("score").desc`.
+        public mutating func appendInterpolation(_ ordering: SQLOrdering) {
+            elements.append(.ordering(ordering))
+        }
+
+        /// `\(request)`: a subquery, without parentheses: `SELECT ...`.
+        public mutating func appendInterpolation(_ subquery: some SQLSubqueryable) {
+            elements.append(.subquery(subquery.sqlSubquery))
+        }
+
+        /// `\(Player.self)`: the quoted table name of a record type.
+        public mutating func appendInterpolation(_ table: (some TableRecord).Type) {
+            elements.append(.sql(table.databaseTableName.quotedDatabaseIdentifier, StatementArguments()))
+        }
+
+        /// `\(identifier: name)`: a quoted identifier.
+        public mutating func appendInterpolation(identifier: String) {
+            elements.append(.sql(identifier.quotedDatabaseIdentifier, StatementArguments()))
+        }
+
+        /// `\(columnsOf: Player.self)`: the columns selected by a record type.
+        public mutating func appendInterpolation(columnsOf recordType: (some TableRecord).Type, tableAlias: String? = nil) {
+            let selections = recordType.databaseSelection.map(\.sqlSelection)
+            for (index, selection) in selections.enumerated() {
+                if index > 0 { elements.append(.sql(", ", StatementArguments())) }
+                if let tableAlias, case .allColumns = selection.kind {
+                    elements.append(.sql("\(tableAlias.quotedDatabaseIdentifier).*", StatementArguments()))
+                } else {
+                    elements.append(.selection(selection))
+                }
+            }
         }
 
         /// `\(literal: literal)`: another SQL literal.

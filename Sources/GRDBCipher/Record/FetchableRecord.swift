@@ -230,34 +230,29 @@ extension FetchableRecord where Self: TableRecord {
     /// let players = try Player.fetchCursor(db) // SELECT * FROM "player"
     /// ```
     public static func fetchCursor(_ db: Database) throws -> RecordCursor<Self> {
-        let (sql, arguments) = selectSQL()
-        return try fetchCursor(db, sql: sql, arguments: arguments)
+        try all().fetchCursor(db)
     }
 
     /// Returns an array of all records of the table.
     public static func fetchAll(_ db: Database) throws -> [Self] {
-        let (sql, arguments) = selectSQL()
-        return try fetchAll(db, sql: sql, arguments: arguments)
+        try all().fetchAll(db)
     }
 
     /// Returns a set of all records of the table.
     public static func fetchSet(_ db: Database) throws -> Set<Self> where Self: Hashable {
-        let (sql, arguments) = selectSQL()
-        return try fetchSet(db, sql: sql, arguments: arguments)
+        try all().fetchSet(db)
     }
 
     /// Returns a record of the table, if any (`SELECT * FROM "player" LIMIT 1`).
     public static func fetchOne(_ db: Database) throws -> Self? {
-        let (sql, arguments) = selectSQL()
-        return try fetchOne(db, sql: sql + " LIMIT 1", arguments: arguments)
+        try all().fetchOne(db)
     }
 
     // Primary keys
 
     /// Returns a cursor over the records with these primary keys.
     public static func fetchCursor(_ db: Database, keys: some Collection<some DatabaseValueConvertible>) throws -> RecordCursor<Self> {
-        let (column, values) = try primaryKeyValues(db, keys.map { $0 })
-        return try fetchCursor(db, condition: primaryKeyCondition(column, values))
+        try filter(keys: keys).fetchCursor(db)
     }
 
     /// Returns an array of the records with these primary keys.
@@ -267,13 +262,13 @@ extension FetchableRecord where Self: TableRecord {
     /// ```
     public static func fetchAll(_ db: Database, keys: some Collection<some DatabaseValueConvertible>) throws -> [Self] {
         if keys.isEmpty { return [] }
-        return try Array(fetchCursor(db, keys: keys))
+        return try filter(keys: keys).fetchAll(db)
     }
 
     /// Returns a set of the records with these primary keys.
     public static func fetchSet(_ db: Database, keys: some Collection<some DatabaseValueConvertible>) throws -> Set<Self> where Self: Hashable {
         if keys.isEmpty { return [] }
-        return try Set(fetchCursor(db, keys: keys))
+        return try filter(keys: keys).fetchSet(db)
     }
 
     /// Returns the record with this primary key, if any.
@@ -283,7 +278,7 @@ extension FetchableRecord where Self: TableRecord {
     /// ```
     public static func fetchOne(_ db: Database, key: (some DatabaseValueConvertible)?) throws -> Self? {
         guard let key else { return nil }
-        return try fetchCursor(db, keys: [key]).next()
+        return try filter(key: key).fetchOne(db)
     }
 
     /// Returns the record with this primary key, or throws ``RecordError/recordNotFound(databaseTableName:key:)``.
@@ -298,19 +293,19 @@ extension FetchableRecord where Self: TableRecord {
 
     /// Returns a cursor over the records with these primary or unique keys.
     public static func fetchCursor(_ db: Database, keys: [[String: (any DatabaseValueConvertible)?]]) throws -> RecordCursor<Self> {
-        try fetchCursor(db, condition: uniqueKeyCondition(uniqueKeyValues(db, keys)))
+        try filter(keys: keys).fetchCursor(db)
     }
 
     /// Returns an array of the records with these primary or unique keys.
     public static func fetchAll(_ db: Database, keys: [[String: (any DatabaseValueConvertible)?]]) throws -> [Self] {
         if keys.isEmpty { return [] }
-        return try Array(fetchCursor(db, keys: keys))
+        return try filter(keys: keys).fetchAll(db)
     }
 
     /// Returns a set of the records with these primary or unique keys.
     public static func fetchSet(_ db: Database, keys: [[String: (any DatabaseValueConvertible)?]]) throws -> Set<Self> where Self: Hashable {
         if keys.isEmpty { return [] }
-        return try Set(fetchCursor(db, keys: keys))
+        return try filter(keys: keys).fetchSet(db)
     }
 
     /// Returns the record with this primary or unique key, if any. A key whose columns are not
@@ -321,7 +316,7 @@ extension FetchableRecord where Self: TableRecord {
     /// ```
     public static func fetchOne(_ db: Database, key: [String: (any DatabaseValueConvertible)?]?) throws -> Self? {
         guard let key else { return nil }
-        return try fetchCursor(db, keys: [key]).next()
+        return try filter(key: key).fetchOne(db)
     }
 
     /// Returns the record with this primary or unique key, or throws
@@ -331,13 +326,6 @@ extension FetchableRecord where Self: TableRecord {
             throw recordNotFound(key: key)
         }
         return record
-    }
-
-    /// A cursor over the rows that match `condition`; an empty cursor when nothing can match.
-    private static func fetchCursor(_ db: Database, condition: (sql: String, arguments: StatementArguments)?) throws -> RecordCursor<Self> {
-        // `WHERE 0` keeps the statement shape when no key can match (NULL keys).
-        let (sql, arguments) = selectSQL(where: condition ?? ("0", StatementArguments()))
-        return try fetchCursor(db, sql: sql, arguments: arguments)
     }
 }
 

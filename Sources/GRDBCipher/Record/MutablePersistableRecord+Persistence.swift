@@ -185,10 +185,11 @@ extension MutablePersistableRecord {
     func performExists(_ db: Database) throws -> Bool {
         let container = try PersistenceContainer(self, db)
         let (keyColumns, keyValues) = try type(of: self).primaryKeyValues(db, container)
-        guard let condition = type(of: self).uniqueKeyCondition([zip(keyColumns, keyValues).map { (column: $0, value: $1) }]) else {
-            return false
-        }
-        return try type(of: self).existsSQL(db, condition)
+        if keyValues.contains(where: \.isNull) { return false }
+        let condition = SQLExpression.associative(.and, zip(keyColumns, keyValues).map {
+            SQLExpression.compare(.equal, SQLExpression(.column($0)), SQLExpression(.value($1)))
+        })
+        return try !type(of: self).all().filter(condition).isEmpty(db)
     }
 }
 

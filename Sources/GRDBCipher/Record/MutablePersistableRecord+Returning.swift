@@ -10,10 +10,11 @@ extension MutablePersistableRecord {
         _ db: Database, sql: String, values: [DatabaseValue], selection: [any SQLSelectable],
         fetch: (Statement) throws -> T) throws -> T
     {
-        var arguments = StatementArguments(values)
-        let selectionSQL = selection.selectionSQL(&arguments)
+        var context = SQLGenerationContext(db)
+        context.append(StatementArguments(values))
+        let selectionSQL = try selection.selectionSQL(&context)
         let statement = try db.makeStatement(sql: "\(sql) RETURNING \(selectionSQL)")
-        try statement.setArguments(arguments)
+        try statement.setArguments(context.arguments)
         return try fetch(statement)
     }
 

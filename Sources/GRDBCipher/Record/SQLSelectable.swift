@@ -1,4 +1,5 @@
-/// A type that can be selected by a request: a column, all columns, or an SQL literal.
+/// A type that can be selected by a request: a column, an expression, all columns, or an SQL
+/// literal.
 ///
 /// ```swift
 /// struct Player: TableRecord {
@@ -6,19 +7,24 @@
 ///         [Column("id"), Column("name")]
 ///     }
 /// }
+/// Player.select(Column("name"), (Column("score") + Column("bonus")).forKey("total"))
 /// ```
 public protocol SQLSelectable: Sendable {
     /// The selection, as the query interface renders it.
     var sqlSelection: SQLSelection { get }
 }
 
-/// An opaque result column of a request.
+/// A result column of a request.
 public struct SQLSelection: Sendable {
     enum Kind: Sendable {
-        /// `*`
+        /// `*`, or `"alias".*` when the request qualifies its columns.
         case allColumns
-        /// A column name.
-        case column(String)
+        /// `"alias".*`
+        case qualifiedAllColumns(TableAlias)
+        /// An expression.
+        case expression(SQLExpression)
+        /// `expression AS "name"`
+        case aliased(SQLExpression, String)
         /// Raw SQL.
         case literal(SQL)
     }
@@ -28,24 +34,53 @@ public struct SQLSelection: Sendable {
     /// `*`
     public static let allColumns = SQLSelection(kind: .allColumns)
 
-    /// The SQL of the selection and its arguments.
-    func sql(_ arguments: inout StatementArguments) -> String {
+    /// Whether the selection is `*`.
+    var isAllColumns: Bool {
         switch kind {
-        case .allColumns:
-            return "*"
-        case .column(let name):
-            return name.quotedDatabaseIdentifier
-        case .literal(let literal):
-            let (sql, literalArguments) = literal.resolved()
-            arguments += literalArguments
-            return sql
+        case .allColumns, .qualifiedAllColumns: return true
+        default: return false
         }
     }
 
-    /// Whether the selection is `*`.
-    var isAllColumns: Bool {
-        if case .allColumns = kind { return true }
-        return false
+    /// The expression of the selection, if it has one.
+    var expression: SQLExpression? {
+        switch kind {
+        case .expression(let expression), .aliased(let expression, _): return expression
+        default: return nil
+        }
+    }
+
+    /// Whether the selection aggregates rows, or might (raw SQL).
+    var mayAggregate: Bool {
+        switch kind {
+        case .allColumns, .qualifiedAllColumns: return false
+        case .expression(let expression), .aliased(let expression, _): return expression.mayAggregate
+        case .literal: return true
+        }
+    }
+
+    func qualified(with alias: TableAlias) -> SQLSelection {
+        switch kind {
+        case .allColumns: return SQLSelection(kind: .qualifiedAllColumns(alias))
+        case .expression(let expression): return SQLSelection(kind: .expression(expression.qualified(with: alias)))
+        case let .aliased(expression, name): return SQLSelection(kind: .aliased(expression.qualified(with: alias), name))
+        case .qualifiedAllColumns, .literal: return self
+        }
+    }
+
+    func sql(_ context: inout SQLGenerationContext) throws -> String {
+        switch kind {
+        case .allColumns:
+            return context.qualifier(nil) + "*"
+        case .qualifiedAllColumns(let alias):
+            return context.qualifier(alias) + "*"
+        case .expression(let expression):
+            return try expression.sql(&context)
+        case let .aliased(expression, name):
+            return try "\(expression.sql(&context, wrapped: true)) AS \(name.quotedDatabaseIdentifier)"
+        case .literal(let literal):
+            return try literal.sql(&context)
+        }
     }
 }
 
@@ -56,7 +91,7 @@ extension SQLSelection: SQLSelectable {
 /// All columns of a table: `*`.
 ///
 /// ```swift
-/// static let databaseSelection: [any SQLSelectable] = [.allColumns]
+/// static let databaseSelection: [any SQLSelectable] = [.allColumns, Column.rowID]
 /// ```
 public struct AllColumns: SQLSelectable {
     /// Creates the `*` selection.
@@ -69,17 +104,33 @@ extension SQLSelectable where Self == AllColumns {
     public static var allColumns: AllColumns { AllColumns() }
 }
 
-extension Column: SQLSelectable {
-    public var sqlSelection: SQLSelection { SQLSelection(kind: .column(name)) }
-}
+extension SQLSpecificExpressible {
+    /// The expression as a result column named `key`: `expression AS "key"`.
+    ///
+    /// ```swift
+    /// // SELECT ("score" + "bonus") AS "total" FROM "player"
+    /// Player.select((Column("score") + Column("bonus")).forKey("total"))
+    /// ```
+    public func forKey(_ key: String) -> SQLSelection {
+        SQLSelection(kind: .aliased(sqlExpression, key))
+    }
 
-extension SQL: SQLSelectable {
-    public var sqlSelection: SQLSelection { SQLSelection(kind: .literal(self)) }
+    /// The expression as a result column named after a coding key.
+    public func forKey(_ key: some CodingKey) -> SQLSelection {
+        forKey(key.stringValue)
+    }
 }
 
 extension [any SQLSelectable] {
-    /// The SQL of a selection list, with its arguments.
-    func selectionSQL(_ arguments: inout StatementArguments) -> String {
-        map { $0.sqlSelection.sql(&arguments) }.joined(separator: ", ")
+    /// The SQL of a selection list.
+    func selectionSQL(_ context: inout SQLGenerationContext) throws -> String {
+        try map { try $0.sqlSelection.sql(&context) }.joined(separator: ", ")
+    }
+}
+
+extension [SQLSelection] {
+    /// The SQL of a selection list.
+    func selectionSQL(_ context: inout SQLGenerationContext) throws -> String {
+        try map { try $0.sql(&context) }.joined(separator: ", ")
     }
 }

@@ -118,9 +118,6 @@ public typealias PersistenceError = RecordError
 
 // MARK: - Keys
 
-/// The values of one key, by column.
-typealias KeyValues = [(column: String, value: DatabaseValue)]
-
 extension TableRecord {
     /// The database value of a key component, encoded with the record's UUID, date and data
     /// strategies when it has some.
@@ -144,61 +141,6 @@ extension TableRecord {
         return (column, values.map { keyDatabaseValue($0, column: column) })
     }
 
-    /// Dictionary keys, checked to be unique keys of the table.
-    static func uniqueKeyValues(_ db: Database, _ keys: [[String: (any DatabaseValueConvertible)?]]) throws -> [KeyValues] {
-        var checked: Set<[String]> = []
-        return try keys.map { key in
-            let columns = key.keys.sorted()
-            if !checked.contains(columns) {
-                guard !columns.isEmpty, try db.table(databaseTableName, hasUniqueKey: columns) else {
-                    throw DatabaseError(
-                        resultCode: .SQLITE_MISUSE,
-                        message: "table \(databaseTableName.quotedDatabaseIdentifier) has no unique key on column(s) \(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))")
-                }
-                checked.insert(columns)
-            }
-            return columns.map { (column: $0, value: keyDatabaseValue(key[$0]!, column: $0)) }
-        }
-    }
-
-    /// The WHERE condition that matches primary key values, or nil when none can match (NULL
-    /// never matches).
-    static func primaryKeyCondition(_ column: String, _ values: [DatabaseValue]) -> (sql: String, arguments: StatementArguments)? {
-        let values = values.filter { !$0.isNull }
-        if values.isEmpty { return nil }
-        let quoted = column.quotedDatabaseIdentifier
-        if values.count == 1 {
-            return ("\(quoted) = ?", StatementArguments(values))
-        }
-        let marks = repeatElement("?", count: values.count).joined(separator: ", ")
-        return ("\(quoted) IN (\(marks))", StatementArguments(values))
-    }
-
-    /// The WHERE condition that matches unique keys, or nil when none can match.
-    static func uniqueKeyCondition(_ keys: [KeyValues]) -> (sql: String, arguments: StatementArguments)? {
-        let keys = keys.filter { !$0.contains { $0.value.isNull } }
-        if keys.isEmpty { return nil }
-        var values: [DatabaseValue] = []
-        let terms = keys.map { key in
-            let comparisons = key.map { "\($0.column.quotedDatabaseIdentifier) = ?" }
-            values.append(contentsOf: key.map(\.value))
-            return comparisons.count == 1 ? comparisons[0] : comparisons.map { "(\($0))" }.joined(separator: " AND ")
-        }
-        let sql = terms.count == 1 ? terms[0] : terms.map { "(\($0))" }.joined(separator: " OR ")
-        return (sql, StatementArguments(values))
-    }
-
-    /// `SELECT <selection> FROM "table"` and its arguments.
-    static func selectSQL() -> (sql: String, arguments: StatementArguments) {
-        var arguments = StatementArguments()
-        let selection = databaseSelection.selectionSQL(&arguments)
-        return ("SELECT \(selection) FROM \(databaseTableName.quotedDatabaseIdentifier)", arguments)
-    }
-
-    static func selectSQL(where condition: (sql: String, arguments: StatementArguments)) -> (sql: String, arguments: StatementArguments) {
-        let select = selectSQL()
-        return ("\(select.sql) WHERE \(condition.sql)", select.arguments + condition.arguments)
-    }
 }
 
 // MARK: - Counting, existence, deletion
@@ -210,14 +152,12 @@ extension TableRecord {
     /// let count = try Player.fetchCount(db) // SELECT COUNT(*) FROM "player"
     /// ```
     public static func fetchCount(_ db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(databaseTableName.quotedDatabaseIdentifier)") ?? 0
+        try all().fetchCount(db)
     }
 
     /// Returns whether a row exists for this primary key.
     public static func exists(_ db: Database, key: some DatabaseValueConvertible) throws -> Bool {
-        let (column, values) = try primaryKeyValues(db, [key])
-        guard let condition = primaryKeyCondition(column, values) else { return false }
-        return try existsSQL(db, condition)
+        try !filter(key: key).isEmpty(db)
     }
 
     /// Returns whether a row exists for this primary or unique key.
@@ -226,13 +166,7 @@ extension TableRecord {
     /// try Player.exists(db, key: ["email": "arthur@example.com"])
     /// ```
     public static func exists(_ db: Database, key: [String: (any DatabaseValueConvertible)?]) throws -> Bool {
-        guard let condition = try uniqueKeyCondition(uniqueKeyValues(db, [key])) else { return false }
-        return try existsSQL(db, condition)
-    }
-
-    static func existsSQL(_ db: Database, _ condition: (sql: String, arguments: StatementArguments)) throws -> Bool {
-        let sql = "SELECT EXISTS (SELECT * FROM \(databaseTableName.quotedDatabaseIdentifier) WHERE \(condition.sql))"
-        return try Bool.fetchOne(db, sql: sql, arguments: condition.arguments) ?? false
+        try !filter(key: key).isEmpty(db)
     }
 
     /// Deletes all rows, and returns the number of deleted rows.
@@ -242,17 +176,14 @@ extension TableRecord {
     /// ```
     @discardableResult
     public static func deleteAll(_ db: Database) throws -> Int {
-        try db.execute(sql: "DELETE FROM \(databaseTableName.quotedDatabaseIdentifier)")
-        return db.changesCount
+        try all().deleteAll(db)
     }
 
     /// Deletes the rows with these primary keys, and returns the number of deleted rows.
     @discardableResult
     public static func deleteAll(_ db: Database, keys: some Collection<some DatabaseValueConvertible>) throws -> Int {
         if keys.isEmpty { return 0 }
-        let (column, values) = try primaryKeyValues(db, keys.map { $0 })
-        guard let condition = primaryKeyCondition(column, values) else { return 0 }
-        return try deleteSQL(db, condition)
+        return try filter(keys: keys).deleteAll(db)
     }
 
     /// Deletes the rows with these primary or unique keys, and returns the number of deleted
@@ -260,8 +191,7 @@ extension TableRecord {
     @discardableResult
     public static func deleteAll(_ db: Database, keys: [[String: (any DatabaseValueConvertible)?]]) throws -> Int {
         if keys.isEmpty { return 0 }
-        guard let condition = try uniqueKeyCondition(uniqueKeyValues(db, keys)) else { return 0 }
-        return try deleteSQL(db, condition)
+        return try filter(keys: keys).deleteAll(db)
     }
 
     /// Deletes the row with this primary key, and returns whether a row was deleted.
@@ -279,12 +209,6 @@ extension TableRecord {
     @discardableResult
     public static func deleteOne(_ db: Database, key: [String: (any DatabaseValueConvertible)?]) throws -> Bool {
         try deleteAll(db, keys: [key]) > 0
-    }
-
-    static func deleteSQL(_ db: Database, _ condition: (sql: String, arguments: StatementArguments)) throws -> Int {
-        let sql = "DELETE FROM \(databaseTableName.quotedDatabaseIdentifier) WHERE \(condition.sql)"
-        try db.execute(sql: sql, arguments: condition.arguments)
-        return db.changesCount
     }
 
     /// The error for a primary key that matches no row.

@@ -32,19 +32,22 @@ struct StatementArgumentsTests {
         let ids = [1, 2, 3]
         let table = "player"
         let name: String? = nil
+        let test = try TestDatabase()
+        func build(_ literal: SQL) throws -> (sql: String, arguments: StatementArguments) {
+            try test.dbQueue.read { try literal.build($0) }
+        }
         let literal: SQL = "SELECT * FROM \(sql: table) WHERE id IN \(ids) AND name IS \(name)"
-        let (sql, arguments) = literal.resolved()
+        let (sql, arguments) = try build(literal)
         #expect(sql == "SELECT * FROM player WHERE id IN (?,?,?) AND name IS ?")
         #expect(arguments == [1, 2, 3, nil])
         var composed: SQL = "SELECT \(1)"
         composed.append(literal: " + \(2)")
         composed += SQL(sql: " + ?", arguments: [3])
         let parts: [SQL] = ["a = \(1)", "b = \(2)"]
-        #expect(composed.resolved().sql == "SELECT ? + ? + ?")
-        #expect(composed.resolved().arguments == [1, 2, 3])
-        #expect(parts.joined(separator: " AND ").resolved().sql == "a = ? AND b = ?")
+        #expect(try build(composed).sql == "SELECT ? + ? + ?")
+        #expect(try build(composed).arguments == [1, 2, 3])
+        #expect(try build(parts.joined(separator: " AND ")).sql == "a = ? AND b = ?")
         #expect(databaseQuestionMarks(count: 3) == "?,?,?")
-        let test = try TestDatabase()
         #expect(try test.dbQueue.read { try Int.fetchOne($0.makeStatement(literal: composed)) } == 6)
     }
 }

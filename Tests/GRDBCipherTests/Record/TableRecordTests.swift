@@ -38,6 +38,7 @@ struct TableRecordTests {
             "SELECT EXISTS (SELECT * FROM \"player\" WHERE \"id\" = ?)",
             "SELECT EXISTS (SELECT * FROM \"player\" WHERE \"id\" = ?)",
             "SELECT EXISTS (SELECT * FROM \"player\" WHERE \"email\" = ?)",
+            "SELECT EXISTS (SELECT * FROM \"player\" WHERE 0)",
         ])
     }
 
@@ -78,7 +79,9 @@ struct TableRecordTests {
             #expect(try Player.deleteOne(db, key: nil as Int?) == false)
             #expect(try Player.fetchOne(db, key: ["email": nil]) == nil)
         }
-        #expect(recorder.dataSQL == ["SELECT * FROM \"player\" WHERE 0"])
+        // A NULL key matches nothing: the filter becomes `0` (and, not being a unique key
+        // filter, the single fetch gets LIMIT 1 as GRDB adds it).
+        #expect(recorder.dataSQL == ["SELECT * FROM \"player\" WHERE 0 LIMIT 1"])
     }
 
     @Test func compositeAndUniqueKeys() throws {

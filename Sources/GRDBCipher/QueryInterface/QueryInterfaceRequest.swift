@@ -1,0 +1,414 @@
+/// A request built by the query interface, from a record type or a `Table`.
+///
+/// ```swift
+/// // SELECT * FROM "player" WHERE "score" > ? ORDER BY "name"
+/// let request = Player.filter(Column("score") > 1000).order(Column("name"))
+/// let players = try request.fetchAll(db)   // [Player]
+/// let count = try request.fetchCount(db)   // SELECT COUNT(*) FROM "player" WHERE "score" > ?
+/// try request.deleteAll(db)                // DELETE FROM "player" WHERE "score" > ?
+/// ```
+///
+/// `select`, `order`, `group` and `limit` replace what was set before; `filter` and `having`
+/// add conditions joined with `AND`.
+public struct QueryInterfaceRequest<RowDecoder>: Sendable {
+    var query: SQLQuery
+
+    init(query: SQLQuery) {
+        self.query = query
+    }
+}
+
+extension QueryInterfaceRequest {
+    /// The request, fetching another type.
+    ///
+    /// ```swift
+    /// let request = Player.select(max(Column("score"))).asRequest(of: Int.self)
+    /// ```
+    public func asRequest<T>(of type: T.Type) -> QueryInterfaceRequest<T> {
+        QueryInterfaceRequest<T>(query: query)
+    }
+
+    /// The name of the table the request fetches from.
+    public var databaseTableName: String { query.tableName }
+
+    // MARK: SELECT
+
+    /// Defines the result columns.
+    ///
+    /// ```swift
+    /// Player.all().select([Column("id"), Column("name")]) // SELECT "id", "name" FROM "player"
+    /// ```
+    public func select(_ selection: [any SQLSelectable]) -> Self {
+        var request = self
+        request.query.selection = selection.map(\.sqlSelection)
+        request.query.deferredSelection = nil
+        return request
+    }
+
+    /// Defines the result columns.
+    public func select(_ selection: any SQLSelectable...) -> Self {
+        select(selection)
+    }
+
+    /// Defines the result columns, and the type fetched.
+    ///
+    /// ```swift
+    /// let request = Player.all().select([max(Column("score"))], as: Int.self)
+    /// let maxScore = try request.fetchOne(db) // Int?
+    /// ```
+    public func select<T>(_ selection: [any SQLSelectable], as type: T.Type = T.self) -> QueryInterfaceRequest<T> {
+        select(selection).asRequest(of: T.self)
+    }
+
+    /// Defines the result columns, and the type fetched.
+    public func select<T>(_ selection: any SQLSelectable..., as type: T.Type = T.self) -> QueryInterfaceRequest<T> {
+        select(selection, as: type)
+    }
+
+    /// Defines the result columns with raw SQL.
+    public func select(sql: String, arguments: StatementArguments = StatementArguments()) -> Self {
+        select(SQL(sql: sql, arguments: arguments))
+    }
+
+    /// Defines the result columns with an SQL literal.
+    public func select(literal sqlLiteral: SQL) -> Self {
+        select(sqlLiteral)
+    }
+
+    /// Defines the result columns with raw SQL, and the type fetched.
+    public func select<T>(sql: String, arguments: StatementArguments = StatementArguments(), as type: T.Type = T.self) -> QueryInterfaceRequest<T> {
+        select(SQL(sql: sql, arguments: arguments), as: type)
+    }
+
+    /// Defines the result columns with an SQL literal, and the type fetched.
+    public func select<T>(literal sqlLiteral: SQL, as type: T.Type = T.self) -> QueryInterfaceRequest<T> {
+        select(sqlLiteral, as: type)
+    }
+
+    /// Selects the primary key columns.
+    ///
+    /// ```swift
+    /// let ids = try Player.all().selectPrimaryKey(as: Int64.self).fetchAll(db) // SELECT "id" FROM "player"
+    /// ```
+    public func selectPrimaryKey<T>(as type: T.Type = T.self) -> QueryInterfaceRequest<T> {
+        var request = self
+        let tableName = query.tableName
+        request.query.selection = []
+        request.query.deferredSelection = DatabasePromise { db in
+            try db.primaryKey(tableName).columns.map { SQLSelection(kind: .expression(SQLExpression(.column($0)))) }
+        }
+        return request.asRequest(of: T.self)
+    }
+
+    /// Appends result columns to the selection.
+    ///
+    /// ```swift
+    /// // SELECT *, ("score" + "bonus") AS "total" FROM "player"
+    /// Player.all().annotated(with: (Column("score") + Column("bonus")).forKey("total"))
+    /// ```
+    public func annotated(with selection: [any SQLSelectable]) -> Self {
+        var request = self
+        request.query.selection.append(contentsOf: selection.map(\.sqlSelection))
+        return request
+    }
+
+    /// Appends result columns to the selection.
+    public func annotated(with selection: any SQLSelectable...) -> Self {
+        annotated(with: selection)
+    }
+
+    /// Returns distinct rows: `SELECT DISTINCT`.
+    public func distinct() -> Self {
+        var request = self
+        request.query.isDistinct = true
+        return request
+    }
+
+    // MARK: WHERE
+
+    /// The request itself: all rows it fetches.
+    public func all() -> Self { self }
+
+    /// A request that fetches no row.
+    public func none() -> Self {
+        filter(SQLExpression.falseLiteral)
+    }
+
+    /// Filters rows with a condition, added to the previous ones with `AND`.
+    ///
+    /// ```swift
+    /// Player.all().filter(Column("score") > 1000) // WHERE "score" > ?
+    /// ```
+    public func filter(_ predicate: some SQLExpressible) -> Self {
+        var request = self
+        request.query.filters.append(DatabasePromise(value: predicate.sqlExpression))
+        return request
+    }
+
+    /// Filters rows with raw SQL.
+    public func filter(sql: String, arguments: StatementArguments = StatementArguments()) -> Self {
+        filter(SQL(sql: sql, arguments: arguments))
+    }
+
+    /// Filters rows with an SQL literal.
+    public func filter(literal sqlLiteral: SQL) -> Self {
+        filter(sqlLiteral)
+    }
+
+    /// Filters rows with a condition that needs the database (keys).
+    func filter(_ promise: DatabasePromise<SQLExpression>) -> Self {
+        var request = self
+        request.query.filters.append(promise)
+        return request
+    }
+
+    // MARK: GROUP BY, HAVING
+
+    /// Groups rows: `GROUP BY`.
+    public func group(_ expressions: [any SQLExpressible]) -> Self {
+        var request = self
+        request.query.grouping = DatabasePromise(value: expressions.map(\.sqlExpression))
+        return request
+    }
+
+    /// Groups rows: `GROUP BY`.
+    public func group(_ expressions: any SQLExpressible...) -> Self {
+        group(expressions)
+    }
+
+    /// Groups rows with raw SQL.
+    public func group(sql: String, arguments: StatementArguments = StatementArguments()) -> Self {
+        group(SQL(sql: sql, arguments: arguments))
+    }
+
+    /// Groups rows with an SQL literal.
+    public func group(literal sqlLiteral: SQL) -> Self {
+        group(sqlLiteral)
+    }
+
+    /// Groups rows by primary key.
+    public func groupByPrimaryKey() -> Self {
+        var request = self
+        let tableName = query.tableName
+        request.query.grouping = DatabasePromise { db in
+            try db.primaryKey(tableName).columns.map { SQLExpression(.column($0)) }
+        }
+        return request
+    }
+
+    /// Filters groups: `HAVING`, added to the previous conditions with `AND`.
+    public func having(_ predicate: some SQLExpressible) -> Self {
+        var request = self
+        request.query.havings.append(predicate.sqlExpression)
+        return request
+    }
+
+    /// Filters groups with raw SQL.
+    public func having(sql: String, arguments: StatementArguments = StatementArguments()) -> Self {
+        having(SQL(sql: sql, arguments: arguments))
+    }
+
+    /// Filters groups with an SQL literal.
+    public func having(literal sqlLiteral: SQL) -> Self {
+        having(sqlLiteral)
+    }
+
+    // MARK: ORDER BY
+
+    /// Sorts rows, replacing any previous ordering.
+    ///
+    /// ```swift
+    /// Player.all().order(Column("score").desc, Column("name")) // ORDER BY "score" DESC, "name"
+    /// ```
+    public func order(_ orderings: [any SQLOrderingTerm]) -> Self {
+        var request = self
+        request.query.ordering = DatabasePromise(value: orderings.map(\.sqlOrdering))
+        request.query.isReversed = false
+        return request
+    }
+
+    /// Sorts rows, replacing any previous ordering.
+    public func order(_ orderings: any SQLOrderingTerm...) -> Self {
+        order(orderings)
+    }
+
+    /// Sorts rows with raw SQL.
+    public func order(sql: String, arguments: StatementArguments = StatementArguments()) -> Self {
+        order(SQL(sql: sql, arguments: arguments))
+    }
+
+    /// Sorts rows with an SQL literal.
+    public func order(literal sqlLiteral: SQL) -> Self {
+        order(sqlLiteral)
+    }
+
+    /// Sorts rows by primary key (the rowid for tables without an explicit primary key).
+    public func orderByPrimaryKey() -> Self {
+        var request = self
+        let tableName = query.tableName
+        request.query.ordering = DatabasePromise { db in
+            try db.primaryKey(tableName).columns.map { SQLOrdering(kind: .expression(SQLExpression(.column($0)))) }
+        }
+        request.query.isReversed = false
+        return request
+    }
+
+    /// Reverses the ordering; without ordering, the request is unchanged.
+    public func reversed() -> Self {
+        var request = self
+        request.query.isReversed.toggle()
+        return request
+    }
+
+    /// Removes the ordering.
+    public func unordered() -> Self {
+        var request = self
+        request.query.ordering = nil
+        request.query.isReversed = false
+        return request
+    }
+
+    /// Sorts rows by their current ordering, then by primary key, so that the order is always
+    /// the same.
+    public func withStableOrder() -> Self {
+        var request = self
+        let tableName = query.tableName
+        let ordering = query.ordering
+        let isReversed = query.isReversed
+        request.query.ordering = DatabasePromise { db in
+            var terms = try ordering?.resolve(db) ?? []
+            if isReversed { terms = try terms.map { try $0.reversed } }
+            let primaryKey = try db.tableExists(tableName) ? db.primaryKey(tableName).columns : []
+            return terms + primaryKey.map { SQLOrdering(kind: .expression(SQLExpression(.column($0)))) }
+        }
+        request.query.isReversed = false
+        return request
+    }
+
+    // MARK: LIMIT
+
+    /// Limits and pages the rows: `LIMIT limit OFFSET offset`.
+    public func limit(_ limit: Int, offset: Int? = nil) -> Self {
+        var request = self
+        request.query.limit = (limit, offset)
+        return request
+    }
+
+    // MARK: Aliases and common table expressions
+
+    /// Names the request's table, so that other requests can refer to its columns.
+    ///
+    /// ```swift
+    /// let teamAlias = TableAlias()
+    /// let players = Player.filter(Column("teamId") == teamAlias[Column("id")])
+    /// let teams = Team.all().aliased(teamAlias).filter(players.exists())
+    /// ```
+    public func aliased(_ alias: TableAlias) -> Self {
+        var request = self
+        request.query.alias = alias
+        return request
+    }
+
+    /// Embeds a common table expression: `WITH "name" AS (...) SELECT ...`.
+    public func with<T>(_ cte: CommonTableExpression<T>) -> Self {
+        var request = self
+        request.query.ctes.removeAll { $0.tableName.lowercased() == cte.cte.tableName.lowercased() }
+        request.query.ctes.append(cte.cte)
+        return request
+    }
+}
+
+// MARK: - Fetching, counting, deleting, updating
+
+extension QueryInterfaceRequest: FetchRequest {
+    public var sqlSubquery: SQLSubquery { SQLSubquery(query: query) }
+
+    public func makePreparedRequest(_ db: Database, forSingleResult singleResult: Bool) throws -> PreparedRequest {
+        var context = SQLGenerationContext(db)
+        var query = try self.query.resolvingSelection(db)
+        var clauses = SQLQuery.Clauses()
+        if singleResult {
+            clauses.limit = try query.singleResultLimit(db)
+            clauses.usesLimit = clauses.limit != nil
+            if !clauses.usesLimit { query.limit = nil }
+        }
+        let sql = try query.sql(&context, clauses)
+        return try PreparedRequest(statement: db.preparedStatement(sql: sql, arguments: context.arguments))
+    }
+
+    /// The number of rows the request fetches.
+    ///
+    /// ```swift
+    /// try Player.filter(Column("email") != nil).fetchCount(db)
+    /// // SELECT COUNT(*) FROM "player" WHERE "email" IS NOT NULL
+    /// ```
+    public func fetchCount(_ db: Database) throws -> Int {
+        var context = SQLGenerationContext(db)
+        let sql = try query.resolvingSelection(db).countSQL(&context)
+        return try Int.fetchOne(db.preparedStatement(sql: sql, arguments: context.arguments)) ?? 0
+    }
+
+    /// Whether the request fetches no row: `SELECT EXISTS (...)`, cheaper than counting.
+    public func isEmpty(_ db: Database) throws -> Bool {
+        var context = SQLGenerationContext(db)
+        let sql = try query.resolvingSelection(db).sql(&context)
+        return try !(Bool.fetchOne(db.preparedStatement(sql: "SELECT EXISTS (\(sql))", arguments: context.arguments)) ?? false)
+    }
+
+    /// Deletes the rows the request fetches, and returns how many were deleted.
+    ///
+    /// ```swift
+    /// try Player.filter(Column("team") == "red").deleteAll(db) // DELETE FROM "player" WHERE "team" = ?
+    /// ```
+    @discardableResult
+    public func deleteAll(_ db: Database) throws -> Int {
+        var context = SQLGenerationContext(db)
+        let sql = try query.deleteSQL(&context)
+        let statement = try db.makeStatement(sql: sql)
+        try statement.execute(arguments: context.arguments)
+        return db.changesCount
+    }
+
+    /// Updates the rows the request fetches, and returns how many were changed. Without
+    /// assignments, nothing runs and 0 is returned.
+    ///
+    /// ```swift
+    /// // UPDATE "player" SET "score" = "score" + ? WHERE "team" = ?
+    /// try Player.filter(Column("team") == "red").updateAll(db, Column("score") += 100)
+    /// ```
+    @discardableResult
+    public func updateAll(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil, _ assignments: [ColumnAssignment]) throws -> Int {
+        if assignments.isEmpty { return 0 }
+        let resolution = conflictResolution ?? defaultUpdateConflictResolution
+        var context = SQLGenerationContext(db)
+        let sql = try query.updateSQL(&context, conflictResolution: resolution, assignments: assignments)
+        let statement = try db.makeStatement(sql: sql)
+        try statement.execute(arguments: context.arguments)
+        return db.changesCount
+    }
+
+    /// Updates the rows the request fetches, and returns how many were changed.
+    @discardableResult
+    public func updateAll(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil, _ assignments: ColumnAssignment...) throws -> Int {
+        try updateAll(db, onConflict: conflictResolution, assignments)
+    }
+
+    /// The conflict resolution of the record type's updates, or abort.
+    private var defaultUpdateConflictResolution: Database.ConflictResolution {
+        if let recordType = RowDecoder.self as? any MutablePersistableRecord.Type {
+            return recordType.persistenceConflictPolicy.conflictResolutionForUpdate
+        }
+        return .abort
+    }
+}
+
+extension SQLQuery {
+    /// The query with its deferred selection (primary key) resolved.
+    func resolvingSelection(_ db: Database) throws -> SQLQuery {
+        guard let deferredSelection else { return self }
+        var query = self
+        query.selection = try deferredSelection.resolve(db)
+        query.deferredSelection = nil
+        return query
+    }
+}

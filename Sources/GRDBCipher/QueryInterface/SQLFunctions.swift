@@ -1,0 +1,188 @@
+import Foundation
+
+// SQL functions of the query interface.
+//
+// ```swift
+// Player.select(min(Column("score")), max(Column("score")))  // SELECT MIN("score"), MAX("score") ...
+// Player.select(count(distinct: Column("team")))             // SELECT COUNT(DISTINCT "team") ...
+// Player.select(cast(Column("wins"), as: .real) / Column("games"))
+// ```
+
+private func function(_ name: String, _ arguments: [any SQLExpressible], aggregate: Bool = false, distinct: Bool = false, filter: (any SQLSpecificExpressible)? = nil) -> SQLExpression {
+    SQLExpression(.function(name, arguments.map(\.sqlExpression), aggregate: aggregate, distinct: distinct, filter: filter?.sqlExpression))
+}
+
+/// `ABS(value)`
+public func abs(_ value: some SQLSpecificExpressible) -> SQLExpression {
+    function("ABS", [value])
+}
+
+/// `AVG(value)`, the average of an aggregate; `filter` adds `FILTER (WHERE ...)`.
+public func average(_ value: some SQLSpecificExpressible, filter: (any SQLSpecificExpressible)? = nil) -> SQLExpression {
+    function("AVG", [value], aggregate: true, filter: filter)
+}
+
+/// `COUNT(value)`; `count(AllColumns())` is `COUNT(*)`.
+public func count(_ counted: some SQLSelectable, filter: (any SQLSpecificExpressible)? = nil) -> SQLExpression {
+    let selection = counted.sqlSelection
+    if selection.isAllColumns {
+        return SQLExpression(.countAll(filter: filter?.sqlExpression))
+    }
+    guard let expression = selection.expression else {
+        if case .literal(let literal) = selection.kind {
+            return function("COUNT", [literal], aggregate: true, filter: filter)
+        }
+        return SQLExpression(.countAll(filter: filter?.sqlExpression))
+    }
+    return function("COUNT", [expression], aggregate: true, filter: filter)
+}
+
+/// `COUNT(DISTINCT value)`
+public func count(distinct value: some SQLSpecificExpressible) -> SQLExpression {
+    function("COUNT", [value], aggregate: true, distinct: true)
+}
+
+/// `COALESCE(a, b, ...)`
+public func coalesce(_ values: some Collection<any SQLSpecificExpressible>) -> SQLExpression {
+    function("COALESCE", Array(values.map { $0 as any SQLExpressible }))
+}
+
+/// `LENGTH(value)`
+public func length(_ value: some SQLSpecificExpressible) -> SQLExpression {
+    function("LENGTH", [value])
+}
+
+/// `MAX(value)`, the maximum of an aggregate.
+public func max(_ value: some SQLSpecificExpressible, filter: (any SQLSpecificExpressible)? = nil) -> SQLExpression {
+    function("MAX", [value], aggregate: true, filter: filter)
+}
+
+/// `MAX(a, b, ...)`, the largest of several values.
+public func max(_ value: some SQLSpecificExpressible, _ values: any SQLExpressible...) -> SQLExpression {
+    function("MAX", [value] + values)
+}
+
+/// `MIN(value)`, the minimum of an aggregate.
+public func min(_ value: some SQLSpecificExpressible, filter: (any SQLSpecificExpressible)? = nil) -> SQLExpression {
+    function("MIN", [value], aggregate: true, filter: filter)
+}
+
+/// `MIN(a, b, ...)`, the smallest of several values.
+public func min(_ value: some SQLSpecificExpressible, _ values: any SQLExpressible...) -> SQLExpression {
+    function("MIN", [value] + values)
+}
+
+/// `SUM(value)`
+public func sum(_ value: some SQLSpecificExpressible, filter: (any SQLSpecificExpressible)? = nil) -> SQLExpression {
+    function("SUM", [value], aggregate: true, filter: filter)
+}
+
+/// `TOTAL(value)`: like SUM, but 0.0 for no rows, and always a Double.
+public func total(_ value: some SQLSpecificExpressible, filter: (any SQLSpecificExpressible)? = nil) -> SQLExpression {
+    function("TOTAL", [value], aggregate: true, filter: filter)
+}
+
+/// `CAST(value AS type)`: `cast(Column("wins"), as: .real)`.
+public func cast(_ value: some SQLSpecificExpressible, as type: Database.ColumnType) -> SQLExpression {
+    SQLExpression(.cast(value.sqlExpression, type.rawValue))
+}
+
+/// A modifier of the SQLite date functions.
+///
+/// ```swift
+/// Game.select(julianDay(Column("date"), .startOfYear)) // JULIANDAY("date", 'start of year')
+/// ```
+public enum SQLDateModifier: SQLSpecificExpressible, Sendable {
+    case day(Int)
+    case hour(Int)
+    case minute(Int)
+    case second(Double)
+    case month(Int)
+    case year(Int)
+    case startOfMonth
+    case startOfYear
+    case startOfDay
+    case weekday(Int)
+    case unixEpoch
+    case localTime
+    case utc
+
+    /// The modifier text, as SQLite expects it.
+    var text: String {
+        switch self {
+        case .day(let value): return "\(value) days"
+        case .hour(let value): return "\(value) hours"
+        case .minute(let value): return "\(value) minutes"
+        case .second(let value): return "\(value) seconds"
+        case .month(let value): return "\(value) months"
+        case .year(let value): return "\(value) years"
+        case .startOfMonth: return "start of month"
+        case .startOfYear: return "start of year"
+        case .startOfDay: return "start of day"
+        case .weekday(let value): return "weekday \(value)"
+        case .unixEpoch: return "unixepoch"
+        case .localTime: return "localtime"
+        case .utc: return "utc"
+        }
+    }
+
+    public var sqlExpression: SQLExpression { text.sqlExpression }
+}
+
+/// `DATETIME(value, modifiers...)`
+public func dateTime(_ value: some SQLSpecificExpressible, _ modifiers: SQLDateModifier...) -> SQLExpression {
+    function("DATETIME", [value] + modifiers)
+}
+
+/// `JULIANDAY(value, modifiers...)`
+public func julianDay(_ value: some SQLSpecificExpressible, _ modifiers: SQLDateModifier...) -> SQLExpression {
+    function("JULIANDAY", [value] + modifiers)
+}
+
+// MARK: - Unicode-aware string functions
+
+extension DatabaseFunction {
+    private static func stringFunction(_ name: String, _ transform: @escaping @Sendable (String) -> String) -> DatabaseFunction {
+        DatabaseFunction(name, argumentCount: 1, pure: true) { values in
+            guard let string = String.fromDatabaseValue(values[0]) else { return nil }
+            return transform(string)
+        }
+    }
+
+    /// `swiftCapitalizedString(x)`: Swift's `String.capitalized`. Registered on every connection.
+    public static let capitalize = stringFunction("swiftCapitalizedString") { $0.capitalized }
+    /// `swiftLowercaseString(x)`: Swift's `String.lowercased()`. Registered on every connection.
+    public static let lowercase = stringFunction("swiftLowercaseString") { $0.lowercased() }
+    /// `swiftUppercaseString(x)`: Swift's `String.uppercased()`. Registered on every connection.
+    public static let uppercase = stringFunction("swiftUppercaseString") { $0.uppercased() }
+    /// `swiftLocalizedCapitalizedString(x)`: `String.localizedCapitalized`.
+    public static let localizedCapitalize = stringFunction("swiftLocalizedCapitalizedString") { $0.localizedCapitalized }
+    /// `swiftLocalizedLowercaseString(x)`: `String.localizedLowercase`.
+    public static let localizedLowercase = stringFunction("swiftLocalizedLowercaseString") { $0.localizedLowercase }
+    /// `swiftLocalizedUppercaseString(x)`: `String.localizedUppercase`.
+    public static let localizedUppercase = stringFunction("swiftLocalizedUppercaseString") { $0.localizedUppercase }
+
+    static let defaultFunctions = [capitalize, lowercase, uppercase, localizedCapitalize, localizedLowercase, localizedUppercase]
+
+    /// Calls the function: `f.apply(Column("name"))` is `f("name")`.
+    public func apply(_ arguments: any SQLExpressible...) -> SQLExpression {
+        let aggregate: Bool
+        if case .aggregate = kind { aggregate = true } else { aggregate = false }
+        return SQLExpression(.function(name, arguments.map(\.sqlExpression), aggregate: aggregate, distinct: false, filter: nil))
+    }
+}
+
+extension SQLSpecificExpressible {
+    /// Swift's `String.capitalized`, applied by SQL.
+    public var capitalized: SQLExpression { DatabaseFunction.capitalize.apply(self) }
+    /// Swift's `String.lowercased()`, applied by SQL.
+    public var lowercased: SQLExpression { DatabaseFunction.lowercase.apply(self) }
+    /// Swift's `String.uppercased()`, applied by SQL.
+    public var uppercased: SQLExpression { DatabaseFunction.uppercase.apply(self) }
+    /// Swift's `String.localizedCapitalized`, applied by SQL.
+    public var localizedCapitalized: SQLExpression { DatabaseFunction.localizedCapitalize.apply(self) }
+    /// Swift's `String.localizedLowercase`, applied by SQL.
+    public var localizedLowercased: SQLExpression { DatabaseFunction.localizedLowercase.apply(self) }
+    /// Swift's `String.localizedUppercase`, applied by SQL.
+    public var localizedUppercased: SQLExpression { DatabaseFunction.localizedUppercase.apply(self) }
+}

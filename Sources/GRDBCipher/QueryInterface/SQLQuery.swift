@@ -1,0 +1,258 @@
+import CSQLCipher
+
+/// A value that may need the database to be known, such as a filter on the primary key.
+struct DatabasePromise<Value: Sendable>: Sendable {
+    let resolve: @Sendable (Database) throws -> Value
+
+    init(_ resolve: @escaping @Sendable (Database) throws -> Value) {
+        self.resolve = resolve
+    }
+
+    init(value: Value) {
+        resolve = { _ in value }
+    }
+}
+
+/// A common table expression attached to a query.
+struct SQLCTE: Sendable {
+    var tableName: String
+    var isRecursive: Bool
+    var columns: [String]?
+    var subquery: SQLSubquery
+}
+
+/// The parts of a SELECT statement built by the query interface, in the shape
+/// `WITH ... SELECT ... FROM ... WHERE ... GROUP BY ... HAVING ... ORDER BY ... LIMIT ...`.
+struct SQLQuery: Sendable {
+    var tableName: String
+    var alias: TableAlias
+    var selection: [SQLSelection]
+    /// A selection that needs the database (the primary key), replacing `selection`.
+    var deferredSelection: DatabasePromise<[SQLSelection]>?
+    var isDistinct = false
+    var filters: [DatabasePromise<SQLExpression>] = []
+    var grouping: DatabasePromise<[SQLExpression]>?
+    var havings: [SQLExpression] = []
+    var ordering: DatabasePromise<[SQLOrdering]>?
+    var isReversed = false
+    var limit: (limit: Int, offset: Int?)?
+    var ctes: [SQLCTE] = []
+
+    init(tableName: String, selection: [SQLSelection]) {
+        self.tableName = tableName
+        self.alias = TableAlias()
+        self.selection = selection
+    }
+
+    /// Whether rows are aggregated, so that a count must wrap the query.
+    var isAggregate: Bool {
+        grouping != nil || selection.contains { $0.mayAggregate }
+    }
+
+    // MARK: SQL generation
+
+    struct Clauses {
+        var selection: String?
+        var includesOrdering = true
+        var limit: (limit: Int, offset: Int?)?
+        var usesLimit = true
+    }
+
+    /// The full SELECT statement.
+    func sql(_ context: inout SQLGenerationContext) throws -> String {
+        try sql(&context, Clauses())
+    }
+
+    func sql(_ context: inout SQLGenerationContext, _ clauses: Clauses) throws -> String {
+        let saved = (context.currentAlias, context.qualifiesCurrentColumns)
+        defer { (context.currentAlias, context.qualifiesCurrentColumns) = saved }
+        let aliasName = context.name(of: alias, tableName: tableName)
+
+        var sql = try withClause(&context)
+        context.currentAlias = alias
+        context.qualifiesCurrentColumns = alias.userName != nil
+
+        let selection = try deferredSelection?.resolve(context.db) ?? self.selection
+        let selectionSQL = try clauses.selection ?? selection.selectionSQL(&context)
+        sql += "SELECT \(isDistinct && clauses.selection == nil ? "DISTINCT " : "")\(selectionSQL) FROM \(fromSQL(aliasName))"
+        sql += try whereGroupHavingSQL(&context)
+        if clauses.includesOrdering {
+            sql += try orderBySQL(&context)
+        }
+        if clauses.usesLimit, let limit = clauses.limit ?? limit {
+            sql += limitSQL(limit)
+        }
+        return sql
+    }
+
+    /// `"table"`, or `"table" "alias"` when the alias has another name.
+    func fromSQL(_ aliasName: String) -> String {
+        let table = tableName.quotedDatabaseIdentifier
+        return aliasName == tableName ? table : "\(table) \(aliasName.quotedDatabaseIdentifier)"
+    }
+
+    func withClause(_ context: inout SQLGenerationContext) throws -> String {
+        guard !ctes.isEmpty else { return "" }
+        let recursive = ctes.contains { $0.isRecursive } ? "RECURSIVE " : ""
+        let definitions = try ctes.map { cte -> String in
+            var sql = cte.tableName.quotedDatabaseIdentifier
+            if let columns = cte.columns, !columns.isEmpty {
+                sql += "(" + columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ")"
+            }
+            return try sql + " AS (\(cte.subquery.sql(&context)))"
+        }
+        return "WITH \(recursive)\(definitions.joined(separator: ", ")) "
+    }
+
+    /// The filter, as one expression, or nil.
+    func filterExpression(_ db: Database) throws -> SQLExpression? {
+        if filters.isEmpty { return nil }
+        return try SQLExpression.associative(.and, filters.map { try $0.resolve(db) })
+    }
+
+    func whereGroupHavingSQL(_ context: inout SQLGenerationContext) throws -> String {
+        var sql = ""
+        if let filter = try filterExpression(context.db) {
+            sql += try " WHERE \(filter.sql(&context))"
+        }
+        if let grouping {
+            let expressions = try grouping.resolve(context.db)
+            if !expressions.isEmpty {
+                sql += try " GROUP BY " + expressions.map { try $0.sql(&context) }.joined(separator: ", ")
+            }
+        }
+        if !havings.isEmpty {
+            sql += try " HAVING \(SQLExpression.associative(.and, havings).sql(&context))"
+        }
+        return sql
+    }
+
+    func orderBySQL(_ context: inout SQLGenerationContext) throws -> String {
+        guard let ordering else { return "" }
+        var terms = try ordering.resolve(context.db)
+        if terms.isEmpty { return "" }
+        if isReversed {
+            terms = try terms.map { try $0.reversed }
+        }
+        return try " ORDER BY " + terms.map { try $0.sql(&context) }.joined(separator: ", ")
+    }
+
+    func limitSQL(_ limit: (limit: Int, offset: Int?)) -> String {
+        if let offset = limit.offset {
+            return " LIMIT \(limit.limit) OFFSET \(offset)"
+        }
+        return " LIMIT \(limit.limit)"
+    }
+
+    // MARK: Single results
+
+    /// The limit for fetching one row: `LIMIT 1` (keeping the offset), unless the filter targets
+    /// a unique key of the table, as GRDB does.
+    func singleResultLimit(_ db: Database) throws -> (limit: Int, offset: Int?)? {
+        if let limit, limit.limit == 0 { return limit }
+        if limit == nil, grouping == nil, ctes.isEmpty, try filtersUniqueKey(db) {
+            return nil
+        }
+        return (1, limit?.offset)
+    }
+
+    /// Whether the filter compares the columns of a unique key with values.
+    func filtersUniqueKey(_ db: Database) throws -> Bool {
+        guard let filter = try filterExpression(db) else { return false }
+        let columns = filter.conjunctionTerms.compactMap { $0.equalityColumn(alias: alias) }
+        if columns.isEmpty { return false }
+        guard try db.tableExists(tableName) else { return false }
+        return try db.table(tableName, hasUniqueKey: columns)
+    }
+
+    // MARK: Counting
+
+    /// `SELECT COUNT(*) ...` for this query.
+    func countSQL(_ context: inout SQLGenerationContext) throws -> String {
+        if limit == nil, !isAggregate, ctes.isEmpty {
+            if !isDistinct {
+                return try sql(&context, Clauses(selection: "COUNT(*)", includesOrdering: false))
+            }
+            if selection.count == 1, let expression = selection[0].expression {
+                let saved = (context.currentAlias, context.qualifiesCurrentColumns)
+                _ = context.name(of: alias, tableName: tableName)
+                context.currentAlias = alias
+                context.qualifiesCurrentColumns = alias.userName != nil
+                let counted = try expression.sql(&context)
+                (context.currentAlias, context.qualifiesCurrentColumns) = saved
+                return try sql(&context, Clauses(selection: "COUNT(DISTINCT \(counted))", includesOrdering: false))
+            }
+        }
+        var inner = self
+        if limit == nil { inner.ordering = nil }
+        return try "SELECT COUNT(*) FROM (\(inner.sql(&context)))"
+    }
+
+    // MARK: Deletion and update
+
+    /// Whether a DELETE or UPDATE needs the rows of a subquery: grouping, distinct, or limits
+    /// that SQLite can not apply to the statement itself.
+    func modificationNeedsSubquery(_ db: Database) -> Bool {
+        if grouping != nil || !havings.isEmpty || isDistinct { return true }
+        if limit != nil { return !db.supportsUpdateDeleteLimit }
+        return false
+    }
+
+    /// The WHERE, ORDER BY and LIMIT of a DELETE or UPDATE, or the subquery selecting the rows.
+    func modificationTailSQL(_ context: inout SQLGenerationContext) throws -> String {
+        if modificationNeedsSubquery(context.db) {
+            let hasRowID = try context.db.tableHasRowID(tableName)
+            let keyColumns = hasRowID ? ["rowid"] : try context.db.primaryKey(tableName).columns
+            let key = keyColumns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+            var inner = self
+            inner.selection = keyColumns.map { SQLSelection(kind: .expression(SQLExpression(.column($0)))) }
+            inner.ctes = []
+            let keySQL = keyColumns.count == 1 ? key : "(\(key))"
+            return try " WHERE \(keySQL) IN (\(inner.sql(&context)))"
+        }
+        var sql = try whereGroupHavingSQL(&context)
+        if limit != nil {
+            sql += try orderBySQL(&context)
+        }
+        if let limit {
+            sql += limitSQL(limit)
+        }
+        return sql
+    }
+
+    func deleteSQL(_ context: inout SQLGenerationContext) throws -> String {
+        let saved = (context.currentAlias, context.qualifiesCurrentColumns)
+        defer { (context.currentAlias, context.qualifiesCurrentColumns) = saved }
+        let aliasName = context.name(of: alias, tableName: tableName)
+        var sql = try withClause(&context)
+        context.currentAlias = alias
+        context.qualifiesCurrentColumns = alias.userName != nil
+        sql += "DELETE FROM \(tableName.quotedDatabaseIdentifier)"
+        if aliasName != tableName { sql += " AS \(aliasName.quotedDatabaseIdentifier)" }
+        return try sql + modificationTailSQL(&context)
+    }
+
+    func updateSQL(_ context: inout SQLGenerationContext, conflictResolution: Database.ConflictResolution, assignments: [ColumnAssignment]) throws -> String {
+        let saved = (context.currentAlias, context.qualifiesCurrentColumns)
+        defer { (context.currentAlias, context.qualifiesCurrentColumns) = saved }
+        let aliasName = context.name(of: alias, tableName: tableName)
+        var sql = try withClause(&context)
+        context.currentAlias = alias
+        context.qualifiesCurrentColumns = alias.userName != nil
+        sql += "UPDATE "
+        if conflictResolution != .abort { sql += "OR \(conflictResolution.rawValue) " }
+        sql += tableName.quotedDatabaseIdentifier
+        if aliasName != tableName { sql += " AS \(aliasName.quotedDatabaseIdentifier)" }
+        let sets = try assignments.map { try $0.sql(&context) }.joined(separator: ", ")
+        sql += " SET \(sets)"
+        return try sql + modificationTailSQL(&context)
+    }
+}
+
+extension Database {
+    /// Whether SQLite was built with `SQLITE_ENABLE_UPDATE_DELETE_LIMIT`, so that DELETE and
+    /// UPDATE accept ORDER BY and LIMIT.
+    var supportsUpdateDeleteLimit: Bool {
+        sqlite3_compileoption_used("ENABLE_UPDATE_DELETE_LIMIT") != 0
+    }
+}

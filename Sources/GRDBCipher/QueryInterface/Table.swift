@@ -1,0 +1,176 @@
+/// A database table, for requests without a record type.
+///
+/// ```swift
+/// let playerTable = Table("player")
+/// let rows = try playerTable.filter(Column("score") > 1000).fetchAll(db) // [Row]
+/// let count = try playerTable.fetchCount(db)
+/// try playerTable.deleteAll(db)
+///
+/// let players = try Table<Player>("player").fetchAll(db) // [Player]
+/// ```
+public struct Table<RowDecoder>: Sendable {
+    /// The table name.
+    public var tableName: String
+
+    /// Creates a table that fetches `RowDecoder`.
+    public init(_ tableName: String, type: RowDecoder.Type = RowDecoder.self) {
+        self.tableName = tableName
+    }
+
+    /// The request of all rows of the table: `SELECT * FROM "table"`.
+    public func all() -> QueryInterfaceRequest<RowDecoder> {
+        QueryInterfaceRequest(query: SQLQuery(tableName: tableName, selection: [.allColumns]))
+    }
+
+    public func none() -> QueryInterfaceRequest<RowDecoder> { all().none() }
+    public func select(_ selection: any SQLSelectable...) -> QueryInterfaceRequest<RowDecoder> { all().select(selection) }
+    public func select(_ selection: [any SQLSelectable]) -> QueryInterfaceRequest<RowDecoder> { all().select(selection) }
+    public func select<T>(_ selection: any SQLSelectable..., as type: T.Type = T.self) -> QueryInterfaceRequest<T> { all().select(selection, as: type) }
+    public func select<T>(_ selection: [any SQLSelectable], as type: T.Type = T.self) -> QueryInterfaceRequest<T> { all().select(selection, as: type) }
+    public func select(sql: String, arguments: StatementArguments = StatementArguments()) -> QueryInterfaceRequest<RowDecoder> { all().select(sql: sql, arguments: arguments) }
+    public func select(literal sqlLiteral: SQL) -> QueryInterfaceRequest<RowDecoder> { all().select(literal: sqlLiteral) }
+    public func selectPrimaryKey<T>(as type: T.Type = T.self) -> QueryInterfaceRequest<T> { all().selectPrimaryKey(as: type) }
+    public func annotated(with selection: any SQLSelectable...) -> QueryInterfaceRequest<RowDecoder> { all().annotated(with: selection) }
+    public func filter(_ predicate: some SQLExpressible) -> QueryInterfaceRequest<RowDecoder> { all().filter(predicate) }
+    public func filter(sql: String, arguments: StatementArguments = StatementArguments()) -> QueryInterfaceRequest<RowDecoder> { all().filter(sql: sql, arguments: arguments) }
+    public func filter(literal sqlLiteral: SQL) -> QueryInterfaceRequest<RowDecoder> { all().filter(literal: sqlLiteral) }
+    public func filter(key: (some DatabaseValueConvertible)?) -> QueryInterfaceRequest<RowDecoder> { all().filter(key: key) }
+    public func filter(keys: some Collection<some DatabaseValueConvertible>) -> QueryInterfaceRequest<RowDecoder> { all().filter(keys: keys) }
+    public func filter(key: [String: (any DatabaseValueConvertible)?]?) -> QueryInterfaceRequest<RowDecoder> { all().filter(key: key) }
+    public func filter(keys: [[String: (any DatabaseValueConvertible)?]]) -> QueryInterfaceRequest<RowDecoder> { all().filter(keys: keys) }
+    public func order(_ orderings: any SQLOrderingTerm...) -> QueryInterfaceRequest<RowDecoder> { all().order(orderings) }
+    public func order(_ orderings: [any SQLOrderingTerm]) -> QueryInterfaceRequest<RowDecoder> { all().order(orderings) }
+    public func order(sql: String, arguments: StatementArguments = StatementArguments()) -> QueryInterfaceRequest<RowDecoder> { all().order(sql: sql, arguments: arguments) }
+    public func orderByPrimaryKey() -> QueryInterfaceRequest<RowDecoder> { all().orderByPrimaryKey() }
+    public func limit(_ limit: Int, offset: Int? = nil) -> QueryInterfaceRequest<RowDecoder> { all().limit(limit, offset: offset) }
+    public func aliased(_ alias: TableAlias) -> QueryInterfaceRequest<RowDecoder> { all().aliased(alias) }
+    public func with<T>(_ cte: CommonTableExpression<T>) -> QueryInterfaceRequest<RowDecoder> { all().with(cte) }
+
+    /// The number of rows: `SELECT COUNT(*) FROM "table"`.
+    public func fetchCount(_ db: Database) throws -> Int { try all().fetchCount(db) }
+
+    /// Whether the table has no row.
+    public func isEmpty(_ db: Database) throws -> Bool { try all().isEmpty(db) }
+
+    /// Deletes all rows, and returns how many were deleted.
+    @discardableResult
+    public func deleteAll(_ db: Database) throws -> Int { try all().deleteAll(db) }
+
+    /// Deletes the rows with these primary keys, and returns how many were deleted.
+    @discardableResult
+    public func deleteAll(_ db: Database, keys: some Collection<some DatabaseValueConvertible>) throws -> Int {
+        if keys.isEmpty { return 0 }
+        return try filter(keys: keys).deleteAll(db)
+    }
+
+    /// Deletes the row with this primary key, and returns whether a row was deleted.
+    @discardableResult
+    public func deleteOne(_ db: Database, key: (some DatabaseValueConvertible)?) throws -> Bool {
+        guard let key else { return false }
+        return try filter(keys: [key]).deleteAll(db) > 0
+    }
+
+    /// Whether a row exists for this primary key.
+    public func exists(_ db: Database, key: some DatabaseValueConvertible) throws -> Bool {
+        try !filter(key: key).isEmpty(db)
+    }
+
+    /// Updates all rows, and returns how many were changed.
+    @discardableResult
+    public func updateAll(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil, _ assignments: [ColumnAssignment]) throws -> Int {
+        try all().updateAll(db, onConflict: conflictResolution, assignments)
+    }
+
+    /// Updates all rows, and returns how many were changed.
+    @discardableResult
+    public func updateAll(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil, _ assignments: ColumnAssignment...) throws -> Int {
+        try all().updateAll(db, onConflict: conflictResolution, assignments)
+    }
+}
+
+extension Table where RowDecoder == Row {
+    /// Creates a table that fetches rows.
+    public init(_ tableName: String) {
+        self.tableName = tableName
+    }
+}
+
+extension Table where RowDecoder == Row {
+    /// All rows of the table.
+    public func fetchCursor(_ db: Database) throws -> RowCursor { try all().fetchCursor(db) }
+    public func fetchAll(_ db: Database) throws -> [Row] { try all().fetchAll(db) }
+    public func fetchSet(_ db: Database) throws -> Set<Row> { try all().fetchSet(db) }
+    public func fetchOne(_ db: Database) throws -> Row? { try all().fetchOne(db) }
+}
+
+extension Table where RowDecoder: FetchableRecord {
+    /// All records of the table.
+    public func fetchCursor(_ db: Database) throws -> RecordCursor<RowDecoder> { try all().fetchCursor(db) }
+    public func fetchAll(_ db: Database) throws -> [RowDecoder] { try all().fetchAll(db) }
+    public func fetchOne(_ db: Database) throws -> RowDecoder? { try all().fetchOne(db) }
+}
+
+extension Table where RowDecoder: FetchableRecord & Hashable {
+    public func fetchSet(_ db: Database) throws -> Set<RowDecoder> { try all().fetchSet(db) }
+}
+
+/// A common table expression, for `WITH` clauses.
+///
+/// ```swift
+/// // WITH "playerName" AS (SELECT "name" FROM "player") SELECT * FROM "playerName"
+/// let cte = CommonTableExpression(named: "playerName", request: Player.select(Column("name")))
+/// let names = try cte.all().with(cte).fetchAll(db)
+///
+/// // WITH RECURSIVE "counter"("n") AS (SELECT 1 UNION ALL SELECT n + 1 FROM counter WHERE n < 10) ...
+/// let counter = CommonTableExpression(recursive: true, named: "counter", columns: ["n"],
+///     sql: "SELECT 1 UNION ALL SELECT n + 1 FROM counter WHERE n < 10")
+/// ```
+public struct CommonTableExpression<RowDecoder>: Sendable {
+    let cte: SQLCTE
+
+    /// The name of the common table expression.
+    public var tableName: String { cte.tableName }
+
+    /// Creates a common table expression from a request.
+    public init(recursive: Bool = false, named tableName: String, columns: [String]? = nil, request: some SQLSubqueryable) {
+        cte = SQLCTE(tableName: tableName, isRecursive: recursive, columns: columns, subquery: request.sqlSubquery)
+    }
+
+    /// Creates a common table expression from raw SQL.
+    public init(recursive: Bool = false, named tableName: String, columns: [String]? = nil, sql: String, arguments: StatementArguments = StatementArguments()) {
+        self.init(recursive: recursive, named: tableName, columns: columns, literal: SQL(sql: sql, arguments: arguments))
+    }
+
+    /// Creates a common table expression from an SQL literal.
+    public init(recursive: Bool = false, named tableName: String, columns: [String]? = nil, literal sqlLiteral: SQL) {
+        cte = SQLCTE(tableName: tableName, isRecursive: recursive, columns: columns, subquery: SQLSubquery(literal: sqlLiteral))
+    }
+
+    /// The request of all rows of the common table expression. Embed the expression with
+    /// `with(_:)` before fetching.
+    public func all() -> QueryInterfaceRequest<RowDecoder> {
+        QueryInterfaceRequest(query: SQLQuery(tableName: cte.tableName, selection: [.allColumns]))
+    }
+
+    /// `expression IN "cte"`.
+    public func contains(_ element: some SQLExpressible) -> SQLExpression {
+        SQLExpression(.inTable(element.sqlExpression, cte.tableName, negated: false))
+    }
+}
+
+extension CommonTableExpression where RowDecoder == Row {
+    /// Creates a common table expression of rows from a request.
+    public init(recursive: Bool = false, named tableName: String, columns: [String]? = nil, request: some SQLSubqueryable) {
+        cte = SQLCTE(tableName: tableName, isRecursive: recursive, columns: columns, subquery: request.sqlSubquery)
+    }
+
+    /// Creates a common table expression of rows from raw SQL.
+    public init(recursive: Bool = false, named tableName: String, columns: [String]? = nil, sql: String, arguments: StatementArguments = StatementArguments()) {
+        cte = SQLCTE(tableName: tableName, isRecursive: recursive, columns: columns, subquery: SQLSubquery(sql: sql, arguments: arguments))
+    }
+
+    /// Creates a common table expression of rows from an SQL literal.
+    public init(recursive: Bool = false, named tableName: String, columns: [String]? = nil, literal sqlLiteral: SQL) {
+        cte = SQLCTE(tableName: tableName, isRecursive: recursive, columns: columns, subquery: SQLSubquery(literal: sqlLiteral))
+    }
+}

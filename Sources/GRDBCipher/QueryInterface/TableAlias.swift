@@ -1,0 +1,120 @@
+/// A name for a table in a request, so that expressions can refer to its columns from elsewhere
+/// (a subquery, another request).
+///
+/// ```swift
+/// // SELECT * FROM "team" WHERE EXISTS (SELECT * FROM "player" WHERE "teamId" = "team"."id")
+/// let teamAlias = TableAlias()
+/// let players = Player.filter(Column("teamId") == teamAlias[Column("id")])
+/// let teams = Team.aliased(teamAlias).filter(players.exists())
+///
+/// // SELECT "coach".* FROM "player" "coach" WHERE ...
+/// let coachAlias = TableAlias(name: "coach")
+/// ```
+///
+/// An alias without a name is named after its table when the SQL is generated (with a number
+/// appended when the name is taken). A named alias qualifies every column of its request.
+public final class TableAlias: Sendable {
+    /// The name given by the user, if any.
+    let userName: String?
+
+    /// Creates an alias named after its table.
+    public init() {
+        userName = nil
+    }
+
+    /// Creates an alias with a name.
+    public init(name: String) {
+        userName = name
+    }
+
+    /// A column of the aliased table.
+    public subscript(_ column: String) -> SQLExpression {
+        SQLExpression(.qualifiedColumn(column, self))
+    }
+
+    /// An expression whose columns refer to the aliased table.
+    public subscript(_ expression: some SQLSpecificExpressible) -> SQLExpression {
+        expression.sqlExpression.qualified(with: self)
+    }
+
+    /// An ordering term whose columns refer to the aliased table.
+    public subscript(_ ordering: some SQLOrderingTerm) -> SQLOrdering {
+        ordering.sqlOrdering.qualified(with: self)
+    }
+
+    /// A result column whose columns refer to the aliased table.
+    public subscript(_ selectable: some SQLSelectable) -> SQLSelection {
+        selectable.sqlSelection.qualified(with: self)
+    }
+
+    /// An expression that tests whether the aliased table's row exists (its rowid is not NULL),
+    /// useful with `LEFT JOIN`.
+    public var exists: SQLExpression {
+        SQLExpression.compare(.notEqual, self[Column.rowID], .null)
+    }
+}
+
+/// What SQL generation tracks: the statement arguments, the names given to table aliases, and
+/// the table of the SELECT being generated.
+struct SQLGenerationContext {
+    let db: Database
+    private(set) var arguments = StatementArguments()
+
+    /// Alias names resolved so far, by alias.
+    private var aliasNames: [ObjectIdentifier: String] = [:]
+    /// Names taken, lowercased.
+    private var takenNames: Set<String> = []
+
+    /// The alias of the innermost SELECT, and whether its columns are qualified.
+    var currentAlias: TableAlias?
+    var qualifiesCurrentColumns = false
+
+    init(_ db: Database) {
+        self.db = db
+    }
+
+    mutating func append(_ value: DatabaseValue) {
+        arguments.values.append(value)
+    }
+
+    mutating func append(_ arguments: StatementArguments) {
+        self.arguments += arguments
+    }
+
+    /// The name of an alias in the statement, resolved the first time from the table name (or
+    /// the user's name).
+    mutating func name(of alias: TableAlias, tableName: String) -> String {
+        let id = ObjectIdentifier(alias)
+        if let name = aliasNames[id] { return name }
+        var name = alias.userName ?? tableName
+        if alias.userName == nil, takenNames.contains(name.lowercased()) {
+            var suffix = 1
+            while takenNames.contains("\(tableName)\(suffix)".lowercased()) { suffix += 1 }
+            name = "\(tableName)\(suffix)"
+        }
+        aliasNames[id] = name
+        takenNames.insert(name.lowercased())
+        return name
+    }
+
+    func resolvedName(of alias: TableAlias) -> String? {
+        aliasNames[ObjectIdentifier(alias)]
+    }
+
+    /// The SQL of a column: qualified when it belongs to another table than the current SELECT's,
+    /// or when the current SELECT qualifies its columns.
+    func columnSQL(_ name: String, alias: TableAlias?) -> String {
+        qualifier(alias) + name.quotedDatabaseIdentifier
+    }
+
+    /// `"alias".` when columns of this alias (nil: the current SELECT's table) are qualified,
+    /// or the empty string.
+    func qualifier(_ alias: TableAlias?) -> String {
+        guard let alias = alias ?? currentAlias else { return "" }
+        if alias === currentAlias && !qualifiesCurrentColumns { return "" }
+        // An alias used by no table of the statement stays unqualified: SQLite then reports
+        // the unknown column by name.
+        guard let aliasName = resolvedName(of: alias) else { return "" }
+        return aliasName.quotedDatabaseIdentifier + "."
+    }
+}
