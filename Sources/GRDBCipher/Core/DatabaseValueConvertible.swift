@@ -12,7 +12,7 @@ import CSQLCipher
 ///     }
 /// }
 /// ```
-public protocol DatabaseValueConvertible: StatementBinding {
+public protocol DatabaseValueConvertible: SQLExpressible, StatementBinding {
     /// A database value.
     var databaseValue: DatabaseValue { get }
 

@@ -64,25 +64,47 @@ struct SQLQuery: Sendable {
     }
 
     func sql(_ context: inout SQLGenerationContext, _ clauses: Clauses) throws -> String {
-        let saved = (context.currentAlias, context.qualifiesCurrentColumns)
-        defer { (context.currentAlias, context.qualifiesCurrentColumns) = saved }
-        let aliasName = context.name(of: alias, tableName: tableName)
-
-        var sql = try withClause(&context)
-        context.currentAlias = alias
-        context.qualifiesCurrentColumns = alias.userName != nil
-
-        let selection = try deferredSelection?.resolve(context.db) ?? self.selection
-        let selectionSQL = try clauses.selection ?? selection.selectionSQL(&context)
-        sql += "SELECT \(isDistinct && clauses.selection == nil ? "DISTINCT " : "")\(selectionSQL) FROM \(fromSQL(aliasName))"
-        sql += try whereGroupHavingSQL(&context)
-        if clauses.includesOrdering {
-            sql += try orderBySQL(&context)
+        try withScope(&context) { context, aliasName in
+            var sql = try withClause(&context)
+            let selection = try deferredSelection?.resolve(context.db) ?? self.selection
+            let selectionSQL = try clauses.selection ?? selection.selectionSQL(&context)
+            sql += "SELECT \(isDistinct && clauses.selection == nil ? "DISTINCT " : "")\(selectionSQL) FROM \(fromSQL(aliasName))"
+            sql += try whereGroupHavingSQL(&context)
+            if clauses.includesOrdering {
+                sql += try orderBySQL(&context)
+            }
+            if clauses.usesLimit, let limit = clauses.limit ?? limit {
+                sql += limitSQL(limit)
+            }
+            return sql
         }
-        if clauses.usesLimit, let limit = clauses.limit ?? limit {
-            sql += limitSQL(limit)
+    }
+
+    /// Generates SQL with the query's table as the current one. When a subquery refers to an
+    /// outer alias that the query's table name hides, the SQL is generated again with the
+    /// table aliased under a numbered name (`"player" "player1"`).
+    func withScope(_ context: inout SQLGenerationContext, _ body: (inout SQLGenerationContext, String) throws -> String) throws -> String {
+        let snapshot = context
+        var sql = try generateInScope(&context, body)
+        if context.shadowingAliases.contains(ObjectIdentifier(alias)) {
+            context = snapshot
+            context.rename(alias)
+            sql = try generateInScope(&context, body)
         }
         return sql
+    }
+
+    private func generateInScope(_ context: inout SQLGenerationContext, _ body: (inout SQLGenerationContext, String) throws -> String) throws -> String {
+        let saved = (context.currentAlias, context.qualifiesCurrentColumns)
+        let aliasName = context.name(of: alias, tableName: tableName)
+        context.enterScope(alias)
+        context.currentAlias = alias
+        context.qualifiesCurrentColumns = alias.userName != nil
+        defer {
+            context.leaveScope()
+            (context.currentAlias, context.qualifiesCurrentColumns) = saved
+        }
+        return try body(&context, aliasName)
     }
 
     /// `"table"`, or `"table" "alias"` when the alias has another name.
@@ -174,13 +196,12 @@ struct SQLQuery: Sendable {
                 return try sql(&context, Clauses(selection: "COUNT(*)", includesOrdering: false))
             }
             if selection.count == 1, let expression = selection[0].expression {
-                let saved = (context.currentAlias, context.qualifiesCurrentColumns)
-                _ = context.name(of: alias, tableName: tableName)
-                context.currentAlias = alias
-                context.qualifiesCurrentColumns = alias.userName != nil
-                let counted = try expression.sql(&context)
-                (context.currentAlias, context.qualifiesCurrentColumns) = saved
-                return try sql(&context, Clauses(selection: "COUNT(DISTINCT \(counted))", includesOrdering: false))
+                var countQuery = self
+                countQuery.selection = [SQLSelection(kind: .expression(SQLExpression(.function(
+                    "COUNT", [expression], aggregate: true, distinct: true, filter: nil))))]
+                countQuery.isDistinct = false
+                countQuery.ordering = nil
+                return try countQuery.sql(&context)
             }
         }
         var inner = self
@@ -221,24 +242,22 @@ struct SQLQuery: Sendable {
     }
 
     func deleteSQL(_ context: inout SQLGenerationContext) throws -> String {
-        let saved = (context.currentAlias, context.qualifiesCurrentColumns)
-        defer { (context.currentAlias, context.qualifiesCurrentColumns) = saved }
-        let aliasName = context.name(of: alias, tableName: tableName)
-        var sql = try withClause(&context)
-        context.currentAlias = alias
-        context.qualifiesCurrentColumns = alias.userName != nil
-        sql += "DELETE FROM \(tableName.quotedDatabaseIdentifier)"
-        if aliasName != tableName { sql += " AS \(aliasName.quotedDatabaseIdentifier)" }
-        return try sql + modificationTailSQL(&context)
+        try withScope(&context) { context, aliasName in
+            var sql = try withClause(&context)
+            sql += "DELETE FROM \(tableName.quotedDatabaseIdentifier)"
+            if aliasName != tableName { sql += " AS \(aliasName.quotedDatabaseIdentifier)" }
+            return try sql + modificationTailSQL(&context)
+        }
     }
 
     func updateSQL(_ context: inout SQLGenerationContext, conflictResolution: Database.ConflictResolution, assignments: [ColumnAssignment]) throws -> String {
-        let saved = (context.currentAlias, context.qualifiesCurrentColumns)
-        defer { (context.currentAlias, context.qualifiesCurrentColumns) = saved }
-        let aliasName = context.name(of: alias, tableName: tableName)
+        try withScope(&context) { context, aliasName in
+            try updateSQL(&context, aliasName: aliasName, conflictResolution: conflictResolution, assignments: assignments)
+        }
+    }
+
+    private func updateSQL(_ context: inout SQLGenerationContext, aliasName: String, conflictResolution: Database.ConflictResolution, assignments: [ColumnAssignment]) throws -> String {
         var sql = try withClause(&context)
-        context.currentAlias = alias
-        context.qualifiesCurrentColumns = alias.userName != nil
         sql += "UPDATE "
         if conflictResolution != .abort { sql += "OR \(conflictResolution.rawValue) " }
         sql += tableName.quotedDatabaseIdentifier

@@ -62,8 +62,15 @@ struct SQLGenerationContext {
 
     /// Alias names resolved so far, by alias.
     private var aliasNames: [ObjectIdentifier: String] = [:]
-    /// Names taken, lowercased.
+    /// Names given so far, lowercased.
     private var takenNames: Set<String> = []
+    /// The aliases of the SELECTs being generated, outermost first.
+    private var scopes: [TableAlias] = []
+    /// Aliases that must not take their table name, because a subquery refers to an outer
+    /// alias of the same name.
+    private var renamedAliases: Set<ObjectIdentifier> = []
+    /// Aliases found to hide an outer alias that a column refers to.
+    private(set) var shadowingAliases: Set<ObjectIdentifier> = []
 
     /// The alias of the innermost SELECT, and whether its columns are qualified.
     var currentAlias: TableAlias?
@@ -81,13 +88,13 @@ struct SQLGenerationContext {
         self.arguments += arguments
     }
 
-    /// The name of an alias in the statement, resolved the first time from the table name (or
-    /// the user's name).
+    /// The name of an alias in the statement, resolved the first time: the user's name, or the
+    /// table name (numbered when the alias must be told apart from an outer one).
     mutating func name(of alias: TableAlias, tableName: String) -> String {
         let id = ObjectIdentifier(alias)
         if let name = aliasNames[id] { return name }
         var name = alias.userName ?? tableName
-        if alias.userName == nil, takenNames.contains(name.lowercased()) {
+        if alias.userName == nil, renamedAliases.contains(id) {
             var suffix = 1
             while takenNames.contains("\(tableName)\(suffix)".lowercased()) { suffix += 1 }
             name = "\(tableName)\(suffix)"
@@ -101,20 +108,43 @@ struct SQLGenerationContext {
         aliasNames[ObjectIdentifier(alias)]
     }
 
+    /// Enters a SELECT whose table is `alias`.
+    mutating func enterScope(_ alias: TableAlias) {
+        scopes.append(alias)
+    }
+
+    mutating func leaveScope() {
+        scopes.removeLast()
+    }
+
+    /// Marks an alias to be numbered when its SELECT is generated again.
+    mutating func rename(_ alias: TableAlias) {
+        renamedAliases.insert(ObjectIdentifier(alias))
+    }
+
+    /// Records the inner aliases that hide `alias`, when a column refers to it.
+    private mutating func noticeReference(to alias: TableAlias, name: String) {
+        guard let position = scopes.lastIndex(where: { $0 === alias }) else { return }
+        for inner in scopes[(position + 1)...] where resolvedName(of: inner)?.lowercased() == name.lowercased() {
+            shadowingAliases.insert(ObjectIdentifier(inner))
+        }
+    }
+
     /// The SQL of a column: qualified when it belongs to another table than the current SELECT's,
     /// or when the current SELECT qualifies its columns.
-    func columnSQL(_ name: String, alias: TableAlias?) -> String {
+    mutating func columnSQL(_ name: String, alias: TableAlias?) -> String {
         qualifier(alias) + name.quotedDatabaseIdentifier
     }
 
     /// `"alias".` when columns of this alias (nil: the current SELECT's table) are qualified,
     /// or the empty string.
-    func qualifier(_ alias: TableAlias?) -> String {
+    mutating func qualifier(_ alias: TableAlias?) -> String {
         guard let alias = alias ?? currentAlias else { return "" }
         if alias === currentAlias && !qualifiesCurrentColumns { return "" }
         // An alias used by no table of the statement stays unqualified: SQLite then reports
         // the unknown column by name.
         guard let aliasName = resolvedName(of: alias) else { return "" }
+        noticeReference(to: alias, name: aliasName)
         return aliasName.quotedDatabaseIdentifier + "."
     }
 }
