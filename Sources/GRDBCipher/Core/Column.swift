@@ -14,7 +14,7 @@ public protocol ColumnExpression: SQLSpecificExpressible {
 }
 
 /// A column of a database table.
-public struct Column: ColumnExpression, Hashable {
+public struct Column: ColumnExpression {
     /// The hidden rowid column.
     public static let rowID = Column("rowid")
 
