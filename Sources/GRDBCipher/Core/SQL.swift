@@ -65,8 +65,7 @@ public struct SQL: Sendable {
         for element in elements {
             switch element {
             case let .sql(text, elementArguments):
-                sql += text
-                context.append(elementArguments)
+                sql += try context.rawSQL(text, elementArguments)
             case .expression(let expression):
                 sql += try expression.sql(&context)
             case .selection(let selection):

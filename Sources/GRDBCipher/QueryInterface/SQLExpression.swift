@@ -407,6 +407,7 @@ extension SQLExpression {
         switch kind {
         case .value(let value):
             if value.isNull { return "NULL" }
+            if context.inlinesValues { return value.sqlLiteral }
             context.append(value)
             return "?"
         case .column(let name):

@@ -72,6 +72,9 @@ struct SQLGenerationContext {
     /// Aliases found to hide an outer alias that a column refers to.
     private(set) var shadowingAliases: Set<ObjectIdentifier> = []
 
+    /// Whether values are written as SQL literals instead of parameters (schema statements).
+    var inlinesValues = false
+
     /// The alias of the innermost SELECT, and whether its columns are qualified.
     var currentAlias: TableAlias?
     var qualifiesCurrentColumns = false
@@ -86,6 +89,36 @@ struct SQLGenerationContext {
 
     mutating func append(_ arguments: StatementArguments) {
         self.arguments += arguments
+    }
+
+    /// Raw SQL with its arguments: the text as is, or with its `?` parameters replaced by SQL
+    /// literals when values are inlined.
+    mutating func rawSQL(_ text: String, _ arguments: StatementArguments) throws -> String {
+        guard inlinesValues, !arguments.isEmpty else {
+            append(arguments)
+            return text
+        }
+        guard arguments.namedValues.isEmpty else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "named arguments are not supported in schema statements")
+        }
+        var values = arguments.values.makeIterator()
+        var result = ""
+        var inString = false
+        for character in text {
+            if character == "'" { inString.toggle() }
+            if character == "?", !inString {
+                guard let value = values.next() else {
+                    throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "wrong number of statement arguments in schema statement")
+                }
+                result += value.sqlLiteral
+            } else {
+                result.append(character)
+            }
+        }
+        if values.next() != nil {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "wrong number of statement arguments in schema statement")
+        }
+        return result
     }
 
     /// The name of an alias in the statement, resolved the first time: the user's name, or the

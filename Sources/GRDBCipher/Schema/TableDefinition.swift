@@ -1,0 +1,734 @@
+import Foundation
+
+// Schema definition: tables, columns, constraints, indexes, views. The SQL is GRDB's: quoted
+// identifiers, values written as SQL literals (schema statements take no parameters).
+
+/// Options of `create(table:options:body:)`.
+public struct TableOptions: OptionSet, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// `CREATE TABLE IF NOT EXISTS`
+    public static let ifNotExists = TableOptions(rawValue: 1 << 0)
+    /// `CREATE TEMPORARY TABLE`
+    public static let temporary = TableOptions(rawValue: 1 << 1)
+    /// `WITHOUT ROWID`
+    public static let withoutRowID = TableOptions(rawValue: 1 << 2)
+    /// `STRICT`
+    public static let strict = TableOptions(rawValue: 1 << 3)
+}
+
+/// Options of `create(index:on:columns:options:condition:)`.
+public struct IndexOptions: OptionSet, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// `CREATE INDEX IF NOT EXISTS`
+    public static let ifNotExists = IndexOptions(rawValue: 1 << 0)
+    /// `CREATE UNIQUE INDEX`
+    public static let unique = IndexOptions(rawValue: 1 << 1)
+}
+
+/// Options of `create(view:options:columns:as:)`.
+public struct ViewOptions: OptionSet, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// `CREATE VIEW IF NOT EXISTS`
+    public static let ifNotExists = ViewOptions(rawValue: 1 << 0)
+    /// `CREATE TEMPORARY VIEW`
+    public static let temporary = ViewOptions(rawValue: 1 << 1)
+}
+
+extension Database {
+    /// A foreign key action: `ON DELETE CASCADE`…
+    public enum ForeignKeyAction: String, Sendable {
+        case cascade = "CASCADE"
+        case restrict = "RESTRICT"
+        case setNull = "SET NULL"
+        case setDefault = "SET DEFAULT"
+    }
+
+    /// Whether a generated column is computed when read (`VIRTUAL`) or stored.
+    public enum GeneratedColumnQualification: Sendable {
+        case virtual
+        case stored
+    }
+}
+
+// MARK: - SQL literals
+
+extension DatabaseValue {
+    /// The value as an SQL literal: `NULL`, `1`, `1.5`, `'O''Brien'`, `X'00FF'`.
+    var sqlLiteral: String {
+        switch storage {
+        case .null: return "NULL"
+        case .int64(let value): return String(value)
+        case .double(let value):
+            if value.isNaN { return "NULL" }
+            if value.isInfinite { return value > 0 ? "1e999" : "-1e999" }
+            return "\(value)"
+        case .string(let value): return "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
+        case .blob(let data): return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
+        }
+    }
+}
+
+extension SQLGenerationContext {
+    /// A context for schema statements: values are written as SQL literals.
+    static func schema(_ db: Database) -> SQLGenerationContext {
+        var context = SQLGenerationContext(db)
+        context.inlinesValues = true
+        return context
+    }
+}
+
+// MARK: - Column definition
+
+/// A column of a table definition, configured with chained methods.
+///
+/// ```swift
+/// t.column("name", .text).notNull().unique().defaults(to: "Anonymous")
+/// t.column("score", .integer).notNull().check { $0 >= 0 }.indexed()
+/// t.column("teamId", .integer).references("team", onDelete: .cascade)
+/// ```
+public final class ColumnDefinition {
+    let name: String
+    let type: Database.ColumnType?
+    var primaryKey: (conflict: Database.ConflictResolution?, autoincrement: Bool)?
+    var notNullConflict: Database.ConflictResolution??
+    var uniqueConflict: Database.ConflictResolution??
+    var checks: [SQLExpression] = []
+    var defaultSQL: SQL?
+    var collation: String?
+    var reference: (table: String, column: String?, onDelete: Database.ForeignKeyAction?, onUpdate: Database.ForeignKeyAction?, deferred: Bool)?
+    var generated: (expression: SQLExpression, qualification: Database.GeneratedColumnQualification)?
+    var isIndexed = false
+    /// Columns of `belongsTo` write REFERENCES before NOT NULL, as GRDB does.
+    var referenceBeforeNotNull = false
+
+    init(name: String, type: Database.ColumnType?) {
+        self.name = name
+        self.type = type
+    }
+
+    /// `PRIMARY KEY`
+    @discardableResult
+    public func primaryKey(onConflict conflictResolution: Database.ConflictResolution? = nil, autoincrement: Bool = false) -> Self {
+        primaryKey = (conflictResolution, autoincrement)
+        return self
+    }
+
+    /// `NOT NULL`
+    @discardableResult
+    public func notNull(onConflict conflictResolution: Database.ConflictResolution? = nil) -> Self {
+        notNullConflict = .some(conflictResolution)
+        return self
+    }
+
+    /// `UNIQUE`
+    @discardableResult
+    public func unique(onConflict conflictResolution: Database.ConflictResolution? = nil) -> Self {
+        uniqueConflict = .some(conflictResolution)
+        return self
+    }
+
+    /// `CHECK (condition)`, the condition built from the column: `.check { $0 > 0 }`.
+    @discardableResult
+    public func check(_ condition: (Column) -> any SQLExpressible) -> Self {
+        checks.append(condition(Column(name)).sqlExpression)
+        return self
+    }
+
+    /// `CHECK (sql)`
+    @discardableResult
+    public func check(sql: String) -> Self {
+        checks.append(SQLExpression(sql: sql))
+        return self
+    }
+
+    /// `DEFAULT value`
+    @discardableResult
+    public func defaults(to value: some DatabaseValueConvertible) -> Self {
+        defaultSQL = SQL(sql: value.databaseValue.sqlLiteral)
+        return self
+    }
+
+    /// `DEFAULT sql`: `.defaults(sql: "CURRENT_TIMESTAMP")`.
+    @discardableResult
+    public func defaults(sql: String) -> Self {
+        defaultSQL = SQL(sql: sql)
+        return self
+    }
+
+    /// `COLLATE name`
+    @discardableResult
+    public func collate(_ collation: Database.CollationName) -> Self {
+        self.collation = collation.rawValue
+        return self
+    }
+
+    /// `COLLATE name`, for a custom collation.
+    @discardableResult
+    public func collate(_ collation: DatabaseCollation) -> Self {
+        self.collation = collation.name
+        return self
+    }
+
+    /// `GENERATED ALWAYS AS (sql)`
+    @discardableResult
+    public func generatedAs(sql: String, _ qualification: Database.GeneratedColumnQualification = .virtual) -> Self {
+        generated = (SQLExpression(sql: sql), qualification)
+        return self
+    }
+
+    /// `GENERATED ALWAYS AS (expression)`
+    @discardableResult
+    public func generatedAs(_ expression: some SQLExpressible, _ qualification: Database.GeneratedColumnQualification = .virtual) -> Self {
+        generated = (expression.sqlExpression, qualification)
+        return self
+    }
+
+    /// `REFERENCES table(column)`; without a column, the primary key of the table.
+    @discardableResult
+    public func references(
+        _ table: String,
+        column: String? = nil,
+        onDelete deleteAction: Database.ForeignKeyAction? = nil,
+        onUpdate updateAction: Database.ForeignKeyAction? = nil,
+        deferred: Bool = false) -> Self
+    {
+        reference = (table, column, deleteAction, updateAction, deferred)
+        return self
+    }
+
+    /// Creates an index on the column, named `<table>_on_<column>`.
+    @discardableResult
+    public func indexed() -> Self {
+        isIndexed = true
+        return self
+    }
+
+    func sql(_ context: inout SQLGenerationContext, table: TableDefinition?) throws -> String {
+        var sql = name.quotedDatabaseIdentifier
+        if let type { sql += " \(type.rawValue)" }
+        if let primaryKey {
+            sql += " PRIMARY KEY"
+            if let conflict = primaryKey.conflict { sql += " ON CONFLICT \(conflict.rawValue)" }
+            if primaryKey.autoincrement { sql += " AUTOINCREMENT" }
+        }
+        var referenceSQL: String?
+        if let reference {
+            var text = " REFERENCES \(reference.table.quotedDatabaseIdentifier)"
+            if let columns = try referencedColumns(reference.table, reference.column, context.db, table) {
+                text += "(" + columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ")"
+            }
+            if let action = reference.onDelete { text += " ON DELETE \(action.rawValue)" }
+            if let action = reference.onUpdate { text += " ON UPDATE \(action.rawValue)" }
+            if reference.deferred { text += " DEFERRABLE INITIALLY DEFERRED" }
+            referenceSQL = text
+        }
+        if referenceBeforeNotNull, let referenceSQL { sql += referenceSQL }
+        if let notNullConflict {
+            sql += " NOT NULL"
+            if let conflict = notNullConflict { sql += " ON CONFLICT \(conflict.rawValue)" }
+        }
+        if let uniqueConflict {
+            sql += " UNIQUE"
+            if let conflict = uniqueConflict { sql += " ON CONFLICT \(conflict.rawValue)" }
+        }
+        for check in checks {
+            sql += try " CHECK (\(check.sql(&context)))"
+        }
+        if let defaultSQL {
+            sql += try " DEFAULT \(defaultSQL.sql(&context))"
+        }
+        if let collation {
+            sql += " COLLATE \(collation)"
+        }
+        if !referenceBeforeNotNull, let referenceSQL { sql += referenceSQL }
+        if let generated {
+            sql += try " GENERATED ALWAYS AS (\(generated.expression.sql(&context)))"
+            if generated.qualification == .stored { sql += " STORED" }
+        }
+        return sql
+    }
+}
+
+/// The columns a foreign key refers to: given, or the primary key of the referenced table
+/// (the table being defined, for a self reference). Nil leaves SQLite to use the primary key.
+private func referencedColumns(_ table: String, _ column: String?, _ db: Database, _ definition: TableDefinition?) throws -> [String]? {
+    if let column { return [column] }
+    if let definition, definition.name.lowercased() == table.lowercased() {
+        return definition.primaryKeyColumns
+    }
+    guard try db.tableExists(table) else { return nil }
+    let primaryKey = try db.primaryKey(table)
+    if primaryKey.columns == [Column.rowID.name] { return nil }
+    return primaryKey.columns
+}
+
+// MARK: - Table definition
+
+/// The definition of a table, given to the closure of `create(table:options:body:)`.
+///
+/// ```swift
+/// try db.create(table: "player") { t in
+///     t.autoIncrementedPrimaryKey("id")
+///     t.column("name", .text).notNull()
+///     t.belongsTo("team", onDelete: .cascade)
+///     t.uniqueKey(["name", "teamId"])
+/// }
+/// ```
+public final class TableDefinition {
+    let name: String
+    let options: TableOptions
+    var columns: [ColumnDefinition] = []
+    var rawColumns: [SQL] = []
+    var compositePrimaryKey: (columns: [String], conflict: Database.ConflictResolution?)?
+    var uniqueKeys: [(columns: [String], conflict: Database.ConflictResolution?)] = []
+    var foreignKeys: [(columns: [String], table: String, destinationColumns: [String]?, onDelete: Database.ForeignKeyAction?, onUpdate: Database.ForeignKeyAction?, deferred: Bool)] = []
+    var checks: [SQLExpression] = []
+    var constraints: [SQL] = []
+    /// Columns added by `primaryKey { ... }`.
+    private var definingPrimaryKey: [String]?
+
+    init(name: String, options: TableOptions) {
+        self.name = name
+        self.options = options
+    }
+
+    /// A column, with an optional type.
+    @discardableResult
+    public func column(_ name: String, _ type: Database.ColumnType? = nil) -> ColumnDefinition {
+        let column = ColumnDefinition(name: name, type: type)
+        if definingPrimaryKey != nil {
+            column.notNull()
+            definingPrimaryKey?.append(name)
+        }
+        columns.append(column)
+        return column
+    }
+
+    /// A column from raw SQL: `t.column(sql: "name TEXT")`.
+    public func column(sql: String) {
+        rawColumns.append(SQL(sql: sql))
+    }
+
+    /// A column from an SQL literal: `t.column(literal: "name TEXT DEFAULT \(defaultName)")`.
+    public func column(literal: SQL) {
+        rawColumns.append(literal)
+    }
+
+    /// `"id" INTEGER PRIMARY KEY AUTOINCREMENT`
+    @discardableResult
+    public func autoIncrementedPrimaryKey(_ name: String, onConflict conflictResolution: Database.ConflictResolution? = nil) -> ColumnDefinition {
+        column(name, .integer).primaryKey(onConflict: conflictResolution, autoincrement: true)
+    }
+
+    /// A single-column primary key: `"uuid" TEXT PRIMARY KEY NOT NULL`.
+    @discardableResult
+    public func primaryKey(_ name: String, _ type: Database.ColumnType, onConflict conflictResolution: Database.ConflictResolution? = nil) -> ColumnDefinition {
+        column(name, type).primaryKey(onConflict: conflictResolution).notNull()
+    }
+
+    /// A primary key on several columns: `PRIMARY KEY ("a", "b")`.
+    public func primaryKey(_ columns: [String], onConflict conflictResolution: Database.ConflictResolution? = nil) {
+        compositePrimaryKey = (columns, conflictResolution)
+    }
+
+    /// A primary key made of the columns the closure defines (NOT NULL).
+    ///
+    /// ```swift
+    /// t.primaryKey {
+    ///     t.column("teamName", .text)
+    ///     t.column("position", .integer)
+    /// }
+    /// ```
+    public func primaryKey(onConflict conflictResolution: Database.ConflictResolution? = nil, _ body: () throws -> Void) rethrows {
+        definingPrimaryKey = []
+        defer { definingPrimaryKey = nil }
+        try body()
+        compositePrimaryKey = (definingPrimaryKey ?? [], conflictResolution)
+    }
+
+    /// `UNIQUE ("a", "b")`
+    public func uniqueKey(_ columns: [String], onConflict conflictResolution: Database.ConflictResolution? = nil) {
+        uniqueKeys.append((columns, conflictResolution))
+    }
+
+    /// `FOREIGN KEY ("a", "b") REFERENCES "table"("c", "d")`; without destination columns, the
+    /// primary key of the table.
+    public func foreignKey(
+        _ columns: [String],
+        references table: String,
+        columns destinationColumns: [String]? = nil,
+        onDelete deleteAction: Database.ForeignKeyAction? = nil,
+        onUpdate updateAction: Database.ForeignKeyAction? = nil,
+        deferred: Bool = false)
+    {
+        foreignKeys.append((columns, table, destinationColumns, deleteAction, updateAction, deferred))
+    }
+
+    /// A foreign key column to the primary key of another table, indexed: `belongsTo("team")`
+    /// adds `"teamId" INTEGER REFERENCES "team"("id")` (named after the referenced primary key,
+    /// typed like it) and the index `player_on_teamId`.
+    @discardableResult
+    public func belongsTo(
+        _ name: String,
+        inTable table: String? = nil,
+        onDelete deleteAction: Database.ForeignKeyAction? = nil,
+        onUpdate updateAction: Database.ForeignKeyAction? = nil,
+        deferred: Bool = false,
+        indexed: Bool = true) -> ColumnDefinition
+    {
+        let table = table ?? name
+        let definition = ColumnDefinition(name: name, type: nil)
+        definition.reference = (table, nil, deleteAction, updateAction, deferred)
+        definition.isIndexed = indexed
+        definition.referenceBeforeNotNull = true
+        belongsToColumns.append(definition)
+        columns.append(definition)
+        return definition
+    }
+
+    /// Columns of `belongsTo`, resolved when the SQL is generated (they need the referenced
+    /// table's primary key).
+    private var belongsToColumns: [ColumnDefinition] = []
+
+    /// `CHECK (condition)`
+    public func check(_ condition: some SQLExpressible) {
+        checks.append(condition.sqlExpression)
+    }
+
+    /// `CHECK (sql)`
+    public func check(sql: String) {
+        checks.append(SQLExpression(sql: sql))
+    }
+
+    /// A raw table constraint: `t.constraint(sql: "CHECK (a + b < 10)")`.
+    public func constraint(sql: String) {
+        constraints.append(SQL(sql: sql))
+    }
+
+    /// A table constraint from an SQL literal.
+    public func constraint(literal: SQL) {
+        constraints.append(literal)
+    }
+
+    /// The primary key columns as defined, for self references.
+    var primaryKeyColumns: [String]? {
+        if let compositePrimaryKey { return compositePrimaryKey.columns }
+        if let column = columns.first(where: { $0.primaryKey != nil }) { return [column.name] }
+        return nil
+    }
+
+    /// Resolves the `belongsTo` columns into concrete columns: name and type from the referenced
+    /// primary key.
+    private func resolveBelongsTo(_ db: Database) throws -> [ColumnDefinition] {
+        var resolved: [ColumnDefinition] = []
+        for column in columns {
+            guard belongsToColumns.contains(where: { $0 === column }), let reference = column.reference else {
+                resolved.append(column)
+                continue
+            }
+            let keyColumns: [(name: String, type: Database.ColumnType?)]
+            if reference.table.lowercased() == name.lowercased() {
+                let names = primaryKeyColumns ?? []
+                keyColumns = names.map { keyName in (keyName, columns.first { $0.name == keyName }?.type) }
+            } else {
+                guard try db.tableExists(reference.table) else {
+                    throw DatabaseError(resultCode: .SQLITE_ERROR, message: "no such table: \(reference.table)")
+                }
+                let primaryKey = try db.primaryKey(reference.table)
+                let infos = try db.columns(in: reference.table)
+                keyColumns = primaryKey.columns.map { keyName in
+                    let type = infos.first { $0.name.lowercased() == keyName.lowercased() }?.type
+                    return (keyName, type.flatMap { $0.isEmpty ? nil : Database.ColumnType(rawValue: $0) } ?? (keyName == "rowid" ? .integer : nil))
+                }
+            }
+            guard keyColumns.count == 1, let key = keyColumns.first else {
+                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "belongsTo(\"\(column.name)\") needs a single-column primary key in table \(reference.table.quotedDatabaseIdentifier)")
+            }
+            let columnName = column.name + key.name.prefix(1).uppercased() + key.name.dropFirst()
+            let concrete = ColumnDefinition(name: columnName, type: key.type)
+            concrete.reference = (reference.table, key.name == "rowid" ? nil : key.name, reference.onDelete, reference.onUpdate, reference.deferred)
+            concrete.notNullConflict = column.notNullConflict
+            concrete.uniqueConflict = column.uniqueConflict
+            concrete.checks = column.checks
+            concrete.defaultSQL = column.defaultSQL
+            concrete.collation = column.collation
+            concrete.isIndexed = column.isIndexed
+            concrete.referenceBeforeNotNull = true
+            resolved.append(concrete)
+        }
+        return resolved
+    }
+
+    /// The CREATE TABLE statement and the CREATE INDEX statements of indexed columns.
+    func sql(_ db: Database) throws -> [String] {
+        var context = SQLGenerationContext.schema(db)
+        let columns = try resolveBelongsTo(db)
+        var parts = try columns.map { try $0.sql(&context, table: self) }
+        parts += try rawColumns.map { try $0.sql(&context) }
+        if let compositePrimaryKey {
+            var sql = "PRIMARY KEY (" + compositePrimaryKey.columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ")"
+            if let conflict = compositePrimaryKey.conflict { sql += " ON CONFLICT \(conflict.rawValue)" }
+            parts.append(sql)
+        }
+        for key in uniqueKeys {
+            var sql = "UNIQUE (" + key.columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ")"
+            if let conflict = key.conflict { sql += " ON CONFLICT \(conflict.rawValue)" }
+            parts.append(sql)
+        }
+        for key in foreignKeys {
+            var sql = "FOREIGN KEY (" + key.columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ") REFERENCES \(key.table.quotedDatabaseIdentifier)"
+            if let destination = try key.destinationColumns ?? referencedColumns(key.table, nil, db, self) {
+                sql += "(" + destination.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ")"
+            }
+            if let action = key.onDelete { sql += " ON DELETE \(action.rawValue)" }
+            if let action = key.onUpdate { sql += " ON UPDATE \(action.rawValue)" }
+            if key.deferred { sql += " DEFERRABLE INITIALLY DEFERRED" }
+            parts.append(sql)
+        }
+        for check in checks {
+            parts.append(try "CHECK (\(check.sql(&context)))")
+        }
+        parts += try constraints.map { try $0.sql(&context) }
+
+        var create = "CREATE "
+        if options.contains(.temporary) { create += "TEMPORARY " }
+        create += "TABLE "
+        if options.contains(.ifNotExists) { create += "IF NOT EXISTS " }
+        create += "\(name.quotedDatabaseIdentifier) (\(parts.joined(separator: ", ")))"
+        var tableOptions: [String] = []
+        if options.contains(.withoutRowID) { tableOptions.append("WITHOUT ROWID") }
+        if options.contains(.strict) { tableOptions.append("STRICT") }
+        if !tableOptions.isEmpty { create += " " + tableOptions.joined(separator: ", ") }
+
+        var statements = [create]
+        for column in columns where column.isIndexed {
+            let index = "\(name)_on_\(column.name)"
+            statements.append("CREATE INDEX \(options.contains(.ifNotExists) ? "IF NOT EXISTS " : "")\(index.quotedDatabaseIdentifier) ON \(name.quotedDatabaseIdentifier)(\(column.name.quotedDatabaseIdentifier))")
+        }
+        return statements
+    }
+}
+
+// MARK: - Table alteration
+
+/// The changes of `alter(table:body:)`.
+///
+/// ```swift
+/// try db.alter(table: "player") { t in
+///     t.add(column: "hasBonus", .boolean).notNull().defaults(to: false)
+///     t.rename(column: "url", to: "homeURL")
+///     t.drop(column: "score")
+/// }
+/// ```
+public final class TableAlteration {
+    let name: String
+    enum Change {
+        case add(ColumnDefinition)
+        case addSQL(SQL)
+        case rename(String, String)
+        case drop(String)
+    }
+    var changes: [Change] = []
+
+    init(name: String) {
+        self.name = name
+    }
+
+    /// `ADD COLUMN`
+    @discardableResult
+    public func add(column name: String, _ type: Database.ColumnType? = nil) -> ColumnDefinition {
+        let column = ColumnDefinition(name: name, type: type)
+        changes.append(.add(column))
+        return column
+    }
+
+    /// `ADD COLUMN` from raw SQL.
+    public func addColumn(sql: String) {
+        changes.append(.addSQL(SQL(sql: sql)))
+    }
+
+    /// `ADD COLUMN` from an SQL literal.
+    public func addColumn(literal: SQL) {
+        changes.append(.addSQL(literal))
+    }
+
+    /// `RENAME COLUMN`
+    public func rename(column name: String, to newName: String) {
+        changes.append(.rename(name, newName))
+    }
+
+    /// `DROP COLUMN`
+    public func drop(column name: String) {
+        changes.append(.drop(name))
+    }
+
+    func sql(_ db: Database) throws -> [String] {
+        var context = SQLGenerationContext.schema(db)
+        var statements: [String] = []
+        let table = name.quotedDatabaseIdentifier
+        for change in changes {
+            switch change {
+            case .add(let column):
+                statements.append(try "ALTER TABLE \(table) ADD COLUMN \(column.sql(&context, table: nil))")
+                if column.isIndexed {
+                    let index = "\(name)_on_\(column.name)"
+                    statements.append("CREATE INDEX \(index.quotedDatabaseIdentifier) ON \(table)(\(column.name.quotedDatabaseIdentifier))")
+                }
+            case .addSQL(let literal):
+                statements.append(try "ALTER TABLE \(table) ADD COLUMN \(literal.sql(&context))")
+            case let .rename(old, new):
+                statements.append("ALTER TABLE \(table) RENAME COLUMN \(old.quotedDatabaseIdentifier) TO \(new.quotedDatabaseIdentifier)")
+            case .drop(let column):
+                statements.append("ALTER TABLE \(table) DROP COLUMN \(column.quotedDatabaseIdentifier)")
+            }
+        }
+        return statements
+    }
+}
+
+// MARK: - Database methods
+
+extension Database {
+    /// Runs schema statements all or nothing: a failure leaves the schema as it was.
+    private func executeSchemaStatements(_ statements: [String]) throws {
+        if statements.count == 1 {
+            try execute(sql: statements[0])
+        } else {
+            try inSavepoint {
+                for statement in statements {
+                    try execute(sql: statement)
+                }
+                return .commit
+            }
+        }
+    }
+
+    /// Creates a table.
+    ///
+    /// ```swift
+    /// // CREATE TABLE "place" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "title" TEXT,
+    /// //   "favorite" BOOLEAN NOT NULL DEFAULT 0, "latitude" DOUBLE NOT NULL, "longitude" DOUBLE NOT NULL)
+    /// try db.create(table: "place") { t in
+    ///     t.autoIncrementedPrimaryKey("id")
+    ///     t.column("title", .text)
+    ///     t.column("favorite", .boolean).notNull().defaults(to: false)
+    ///     t.column("latitude", .double).notNull()
+    ///     t.column("longitude", .double).notNull()
+    /// }
+    /// ```
+    public func create(table name: String, options: TableOptions = [], body: (TableDefinition) throws -> Void) throws {
+        let definition = TableDefinition(name: name, options: options)
+        try body(definition)
+        try executeSchemaStatements(definition.sql(self))
+    }
+
+    /// Modifies a table: adds, renames or drops columns, all or nothing.
+    public func alter(table name: String, body: (TableAlteration) throws -> Void) throws {
+        let alteration = TableAlteration(name: name)
+        try body(alteration)
+        let statements = try alteration.sql(self)
+        if statements.isEmpty { return }
+        try executeSchemaStatements(statements)
+    }
+
+    /// Renames a table: `ALTER TABLE "old" RENAME TO "new"`.
+    public func rename(table name: String, to newName: String) throws {
+        try execute(sql: "ALTER TABLE \(name.quotedDatabaseIdentifier) RENAME TO \(newName.quotedDatabaseIdentifier)")
+    }
+
+    /// Deletes a table: `DROP TABLE "name"`.
+    public func drop(table name: String) throws {
+        try execute(sql: "DROP TABLE \(name.quotedDatabaseIdentifier)")
+    }
+
+    /// Creates an index named `index_<table>_on_<columns>`.
+    ///
+    /// ```swift
+    /// try db.create(indexOn: "player", columns: ["email"], options: .unique)
+    /// // CREATE UNIQUE INDEX "index_player_on_email" ON "player"("email")
+    /// ```
+    public func create(indexOn table: String, columns: [String], options: IndexOptions = [], condition: (any SQLExpressible)? = nil) throws {
+        try create(index: Self.defaultIndexName(table, columns), on: table, columns: columns, options: options, condition: condition)
+    }
+
+    /// Creates an index on columns, with an optional condition (a partial index).
+    public func create(index name: String, on table: String, columns: [String], options: IndexOptions = [], condition: (any SQLExpressible)? = nil) throws {
+        try create(index: name, on: table, expressions: columns.map { Column($0) }, options: options, condition: condition)
+    }
+
+    /// Creates an index on expressions: `[Column("email").collating(.nocase)]`,
+    /// `[Column("score") + Column("bonus")]`.
+    public func create(index name: String, on table: String, expressions: [any SQLExpressible], options: IndexOptions = [], condition: (any SQLExpressible)? = nil) throws {
+        var context = SQLGenerationContext.schema(self)
+        var sql = "CREATE "
+        if options.contains(.unique) { sql += "UNIQUE " }
+        sql += "INDEX "
+        if options.contains(.ifNotExists) { sql += "IF NOT EXISTS " }
+        let terms = try expressions.map { try $0.sqlExpression.sql(&context) }.joined(separator: ", ")
+        sql += "\(name.quotedDatabaseIdentifier) ON \(table.quotedDatabaseIdentifier)(\(terms))"
+        if let condition {
+            sql += try " WHERE \(condition.sqlExpression.sql(&context))"
+        }
+        try execute(sql: sql)
+    }
+
+    /// Deletes an index: `DROP INDEX "name"`.
+    public func drop(index name: String) throws {
+        try execute(sql: "DROP INDEX \(name.quotedDatabaseIdentifier)")
+    }
+
+    /// Deletes the index on exactly these columns, if there is one.
+    public func drop(indexOn table: String, columns: [String]) throws {
+        let wanted = columns.map { $0.lowercased() }
+        let matches = try indexes(on: table).filter { $0.origin == .createIndex && $0.columns.map { $0.lowercased() } == wanted }
+        if matches.count == 1 {
+            try drop(index: matches[0].name)
+        }
+    }
+
+    static func defaultIndexName(_ table: String, _ columns: [String]) -> String {
+        "index_\(table)_on_\(columns.joined(separator: "_"))"
+    }
+
+    /// Creates a view from a request.
+    ///
+    /// ```swift
+    /// // CREATE VIEW "redPlayer" AS SELECT * FROM "player" WHERE "team" = 'red'
+    /// try db.create(view: "redPlayer", as: Player.filter(Column("team") == "red"))
+    /// ```
+    public func create(view name: String, options: ViewOptions = [], columns: [String]? = nil, as request: some SQLSubqueryable) throws {
+        var context = SQLGenerationContext.schema(self)
+        let select = try request.sqlSubquery.sql(&context)
+        try execute(sql: Self.createViewPrefix(name, options, columns) + select)
+    }
+
+    /// Creates a view from an SQL literal.
+    public func create(view name: String, options: ViewOptions = [], columns: [String]? = nil, asLiteral sqlLiteral: SQL) throws {
+        var context = SQLGenerationContext.schema(self)
+        let select = try sqlLiteral.sql(&context)
+        try execute(sql: Self.createViewPrefix(name, options, columns) + select)
+    }
+
+    private static func createViewPrefix(_ name: String, _ options: ViewOptions, _ columns: [String]?) -> String {
+        var sql = "CREATE "
+        if options.contains(.temporary) { sql += "TEMPORARY " }
+        sql += "VIEW "
+        if options.contains(.ifNotExists) { sql += "IF NOT EXISTS " }
+        sql += name.quotedDatabaseIdentifier
+        if let columns, !columns.isEmpty {
+            sql += "(" + columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ")"
+        }
+        return sql + " AS "
+    }
+
+    /// Deletes a view: `DROP VIEW "name"`.
+    public func drop(view name: String) throws {
+        try execute(sql: "DROP VIEW \(name.quotedDatabaseIdentifier)")
+    }
+}

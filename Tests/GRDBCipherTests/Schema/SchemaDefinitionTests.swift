@@ -1,0 +1,262 @@
+import Foundation
+import Testing
+@testable import GRDBCipher
+
+@Suite("Schema definition")
+struct SchemaDefinitionTests {
+    /// Runs `body` on a fresh database, and returns the schema statements it ran.
+    private func recordSchema(_ body: (Database) throws -> Void) throws -> [String] {
+        let test = try TestDatabase()
+        let recorder = SQLRecorder()
+        try test.dbQueue.writeWithoutTransaction { db in
+            recorder.record(db)
+            try body(db)
+        }
+        return recorder.sql.filter { $0.hasPrefix("CREATE") || $0.hasPrefix("ALTER") || $0.hasPrefix("DROP") }
+    }
+
+    @Test func createTableWithColumnsAndConstraints() throws {
+        let sql = try recordSchema { db in
+            try db.create(table: "place") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("title", .text)
+                t.column("favorite", .boolean).notNull().defaults(to: false)
+                t.column("name", .text).notNull().defaults(to: "O'Reilly")
+                t.column("createdAt", .datetime).defaults(sql: "CURRENT_TIMESTAMP")
+                t.column("email", .text).unique(onConflict: .replace).collate(.nocase)
+                t.column("score", .integer).check { $0 >= 0 }.indexed()
+                t.column("ratio", .double).defaults(to: 0.5)
+                t.column("a")
+            }
+            let columns = try db.columns(in: "place")
+            #expect(columns.map(\.name) == ["id", "title", "favorite", "name", "createdAt", "email", "score", "ratio", "a"])
+            #expect(columns.map(\.type) == ["INTEGER", "TEXT", "BOOLEAN", "TEXT", "DATETIME", "TEXT", "INTEGER", "DOUBLE", ""])
+            #expect(columns[2].isNotNull && columns[2].defaultValueSQL == "0")
+            #expect(columns[3].defaultValueSQL == "'O''Reilly'")
+            #expect(try db.primaryKey("place").columns == ["id"])
+            #expect(try db.indexes(on: "place").map(\.name).sorted() == ["place_on_score", "sqlite_autoindex_place_1"])
+            try db.execute(sql: "INSERT INTO place (title, email) VALUES ('x', 'A@B.C')")
+            #expect(try Row.fetchOne(db, sql: "SELECT favorite, name, score FROM place") == ["favorite": 0, "name": "O'Reilly", "score": nil])
+            // The CHECK constraint holds: a negative score is refused, the table unchanged.
+            let error = expectDatabaseError(.SQLITE_CONSTRAINT_CHECK) {
+                try db.execute(sql: "INSERT INTO place (score) VALUES (-1)")
+            }
+            #expect(error != nil)
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM place") == 1)
+        }
+        #expect(sql == [
+            "CREATE TABLE \"place\" (\"id\" INTEGER PRIMARY KEY AUTOINCREMENT, \"title\" TEXT, \"favorite\" BOOLEAN NOT NULL DEFAULT 0, \"name\" TEXT NOT NULL DEFAULT 'O''Reilly', \"createdAt\" DATETIME DEFAULT CURRENT_TIMESTAMP, \"email\" TEXT UNIQUE ON CONFLICT REPLACE COLLATE NOCASE, \"score\" INTEGER CHECK (\"score\" >= 0), \"ratio\" DOUBLE DEFAULT 0.5, \"a\")",
+            "CREATE INDEX \"place_on_score\" ON \"place\"(\"score\")",
+        ])
+    }
+
+    @Test func keysAndForeignKeys() throws {
+        let sql = try recordSchema { db in
+            try db.create(table: "country") { t in
+                t.primaryKey("code", .text)
+                t.column("name", .text).notNull()
+            }
+            try db.create(table: "team") { t in
+                t.autoIncrementedPrimaryKey("id")
+            }
+            try db.create(table: "player") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.belongsTo("team", onDelete: .cascade)
+                t.belongsTo("country").notNull()
+                t.column("coachId", .integer).references("player", onDelete: .setNull)
+            }
+            try db.create(table: "membership", options: [.withoutRowID]) { t in
+                t.primaryKey {
+                    t.column("teamId", .integer)
+                    t.column("position", .integer)
+                }
+                t.column("a", .integer)
+                t.column("b", .text)
+                t.uniqueKey(["a", "b"], onConflict: .ignore)
+                t.foreignKey(["teamId"], references: "team", onDelete: .cascade, deferred: true)
+                t.check(Column("position") > 0)
+                t.check(sql: "a IS NOT NULL OR b IS NOT NULL")
+                t.constraint(sql: "CHECK (position < 100)")
+            }
+            let keys = try db.foreignKeys(on: "player")
+            #expect(keys.map(\.destinationTable).sorted() == ["country", "player", "team"])
+            #expect(keys.first { $0.destinationTable == "country" }?.mapping.map(\.origin) == ["countryCode"])
+            #expect(keys.first { $0.destinationTable == "country" }?.destinationColumns == ["code"])
+            #expect(try db.primaryKey("membership").columns == ["teamId", "position"])
+            #expect(try db.table("membership", hasUniqueKey: ["a", "b"]))
+            #expect(try db.indexes(on: "player").map(\.name).sorted() == ["player_on_countryCode", "player_on_teamId"])
+        }
+        #expect(sql == [
+            "CREATE TABLE \"country\" (\"code\" TEXT PRIMARY KEY NOT NULL, \"name\" TEXT NOT NULL)",
+            "CREATE TABLE \"team\" (\"id\" INTEGER PRIMARY KEY AUTOINCREMENT)",
+            "CREATE TABLE \"player\" (\"id\" INTEGER PRIMARY KEY AUTOINCREMENT, \"teamId\" INTEGER REFERENCES \"team\"(\"id\") ON DELETE CASCADE, \"countryCode\" TEXT REFERENCES \"country\"(\"code\") NOT NULL, \"coachId\" INTEGER REFERENCES \"player\"(\"id\") ON DELETE SET NULL)",
+            "CREATE INDEX \"player_on_teamId\" ON \"player\"(\"teamId\")",
+            "CREATE INDEX \"player_on_countryCode\" ON \"player\"(\"countryCode\")",
+            "CREATE TABLE \"membership\" (\"teamId\" INTEGER NOT NULL, \"position\" INTEGER NOT NULL, \"a\" INTEGER, \"b\" TEXT, PRIMARY KEY (\"teamId\", \"position\"), UNIQUE (\"a\", \"b\") ON CONFLICT IGNORE, FOREIGN KEY (\"teamId\") REFERENCES \"team\"(\"id\") ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED, CHECK (\"position\" > 0), CHECK (a IS NOT NULL OR b IS NOT NULL), CHECK (position < 100)) WITHOUT ROWID",
+        ])
+    }
+
+    @Test func tableOptionsAndGeneratedColumns() throws {
+        let sql = try recordSchema { db in
+            try db.create(table: "t", options: [.ifNotExists, .strict]) { t in
+                t.column("score", .integer)
+                t.column("bonus", .integer)
+                t.column("total", .integer).generatedAs(Column("score") + Column("bonus"))
+                t.column("double", .integer).generatedAs(sql: "score * 2", .stored)
+            }
+            try db.create(table: "t", options: .ifNotExists) { t in t.column("other") }
+            try db.create(table: "tmp", options: .temporary) { t in t.column("a", .text) }
+            try db.execute(sql: "INSERT INTO t (score, bonus) VALUES (1, 2)")
+            #expect(try Row.fetchOne(db, sql: "SELECT total, double FROM t") == ["total": 3, "double": 2])
+            // STRICT refuses a value of the wrong type.
+            _ = expectDatabaseError(.SQLITE_CONSTRAINT_DATATYPE) {
+                try db.execute(sql: "INSERT INTO t (score) VALUES ('x')")
+            }
+            #expect(try db.columns(in: "t").map(\.name) == ["score", "bonus", "total", "double"])
+        }
+        #expect(sql == [
+            "CREATE TABLE IF NOT EXISTS \"t\" (\"score\" INTEGER, \"bonus\" INTEGER, \"total\" INTEGER GENERATED ALWAYS AS (\"score\" + \"bonus\"), \"double\" INTEGER GENERATED ALWAYS AS (score * 2) STORED) STRICT",
+            "CREATE TABLE IF NOT EXISTS \"t\" (\"other\")",
+            "CREATE TEMPORARY TABLE \"tmp\" (\"a\" TEXT)",
+        ])
+    }
+
+    @Test func rawSQLColumnsAndLiterals() throws {
+        let sql = try recordSchema { db in
+            let defaultName = "O'Reilly"
+            try db.create(table: "t") { t in
+                t.column(sql: "id INTEGER PRIMARY KEY")
+                t.column(literal: "name TEXT DEFAULT \(defaultName)")
+                t.constraint(literal: "CHECK (length(name) < \(100))")
+            }
+            try db.execute(sql: "INSERT INTO t DEFAULT VALUES")
+            #expect(try String.fetchOne(db, sql: "SELECT name FROM t") == "O'Reilly")
+        }
+        #expect(sql == ["CREATE TABLE \"t\" (id INTEGER PRIMARY KEY, name TEXT DEFAULT 'O''Reilly', CHECK (length(name) < 100))"])
+    }
+
+    @Test func alterRenameAndDrop() throws {
+        let sql = try recordSchema { db in
+            try db.create(table: "player") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("url", .text)
+                t.column("score", .integer)
+            }
+            try db.alter(table: "player") { t in
+                t.add(column: "hasBonus", .boolean).notNull().defaults(to: false)
+                t.rename(column: "url", to: "homeURL")
+                t.drop(column: "score")
+            }
+            #expect(try db.columns(in: "player").map(\.name) == ["id", "homeURL", "hasBonus"])
+            try db.rename(table: "player", to: "gamer")
+            #expect(try db.tableExists("gamer"))
+            #expect(try !db.tableExists("player"))
+            try db.drop(table: "gamer")
+            #expect(try !db.tableExists("gamer"))
+        }
+        #expect(sql == [
+            "CREATE TABLE \"player\" (\"id\" INTEGER PRIMARY KEY AUTOINCREMENT, \"url\" TEXT, \"score\" INTEGER)",
+            "ALTER TABLE \"player\" ADD COLUMN \"hasBonus\" BOOLEAN NOT NULL DEFAULT 0",
+            "ALTER TABLE \"player\" RENAME COLUMN \"url\" TO \"homeURL\"",
+            "ALTER TABLE \"player\" DROP COLUMN \"score\"",
+            "ALTER TABLE \"player\" RENAME TO \"gamer\"",
+            "DROP TABLE \"gamer\"",
+        ])
+    }
+
+    @Test func failedAlterationLeavesTheTableAsItWas() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in
+            try db.create(table: "player") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("name", .text)
+            }
+            // The second change fails (no such column): the first is rolled back.
+            _ = expectDatabaseError(.SQLITE_ERROR) {
+                try db.alter(table: "player") { t in
+                    t.add(column: "score", .integer)
+                    t.drop(column: "missing")
+                }
+            }
+            #expect(try db.columns(in: "player").map(\.name) == ["id", "name"])
+            // A bad definition fails without creating anything.
+            _ = expectDatabaseError(.SQLITE_ERROR) {
+                try db.create(table: "broken") { t in
+                    t.column("a", .integer).indexed()
+                    t.check(sql: "nope(")
+                }
+            }
+            #expect(try !db.tableExists("broken"))
+            _ = expectDatabaseError(.SQLITE_ERROR) {
+                try db.create(table: "player") { t in t.column("a") }
+            }
+            _ = expectDatabaseError(.SQLITE_ERROR) {
+                try db.create(table: "orphan") { t in t.belongsTo("missingTable") }
+            }
+            #expect(try !db.tableExists("orphan"))
+        }
+    }
+
+    @Test func indexes() throws {
+        let sql = try recordSchema { db in
+            try db.create(table: "player") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("email", .text)
+                t.column("score", .integer)
+                t.column("bonus", .integer)
+            }
+            try db.create(indexOn: "player", columns: ["email"], options: .unique)
+            try db.create(index: "byScore", on: "player", columns: ["score", "bonus"], options: [.ifNotExists], condition: Column("score") > 0)
+            try db.create(index: "byEmailNocase", on: "player", expressions: [Column("email").collating(.nocase)])
+            try db.create(index: "byTotal", on: "player", expressions: [Column("score") + Column("bonus")])
+            let indexes = try db.indexes(on: "player")
+            #expect(indexes.map(\.name).sorted() == ["byEmailNocase", "byScore", "byTotal", "index_player_on_email"])
+            #expect(indexes.first { $0.name == "index_player_on_email" }?.isUnique == true)
+            #expect(indexes.first { $0.name == "byScore" }?.isPartial == true)
+            #expect(try db.table("player", hasUniqueKey: ["email"]))
+            // Two indexes on "email": drop(indexOn:columns:) drops only when exactly one matches.
+            try db.drop(indexOn: "player", columns: ["email"])
+            #expect(try db.indexes(on: "player").count == 4)
+            try db.drop(index: "byEmailNocase")
+            try db.drop(indexOn: "player", columns: ["email"])
+            try db.drop(index: "byTotal")
+            #expect(try db.indexes(on: "player").map(\.name).sorted() == ["byScore"])
+        }
+        #expect(sql == [
+            "CREATE TABLE \"player\" (\"id\" INTEGER PRIMARY KEY AUTOINCREMENT, \"email\" TEXT, \"score\" INTEGER, \"bonus\" INTEGER)",
+            "CREATE UNIQUE INDEX \"index_player_on_email\" ON \"player\"(\"email\")",
+            "CREATE INDEX IF NOT EXISTS \"byScore\" ON \"player\"(\"score\", \"bonus\") WHERE \"score\" > 0",
+            "CREATE INDEX \"byEmailNocase\" ON \"player\"(\"email\" COLLATE NOCASE)",
+            "CREATE INDEX \"byTotal\" ON \"player\"(\"score\" + \"bonus\")",
+            "DROP INDEX \"byEmailNocase\"",
+            "DROP INDEX \"index_player_on_email\"",
+            "DROP INDEX \"byTotal\"",
+        ])
+    }
+
+    @Test func views() throws {
+        let sql = try recordSchema { db in
+            try db.create(table: "player") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("team", .text)
+            }
+            try db.execute(sql: "INSERT INTO player (team) VALUES ('red'), ('blue'), ('red')")
+            try db.create(view: "redPlayer", as: Table("player").filter(Column("team") == "red"))
+            try db.create(view: "teamCount", options: [.ifNotExists], columns: ["team", "count"],
+                          asLiteral: "SELECT team, COUNT(*) FROM player WHERE team <> \("green") GROUP BY team")
+            #expect(try db.viewExists("redPlayer"))
+            #expect(try !db.tableExists("redPlayer"))
+            #expect(try Table("redPlayer").fetchCount(db) == 2)
+            #expect(try Int.fetchOne(db, sql: "SELECT count FROM teamCount WHERE team = 'red'") == 2)
+            #expect(try db.columns(in: "teamCount").map(\.name) == ["team", "count"])
+            try db.drop(view: "redPlayer")
+            #expect(try !db.viewExists("redPlayer"))
+        }
+        #expect(sql == [
+            "CREATE TABLE \"player\" (\"id\" INTEGER PRIMARY KEY AUTOINCREMENT, \"team\" TEXT)",
+            "CREATE VIEW \"redPlayer\" AS SELECT * FROM \"player\" WHERE \"team\" = 'red'",
+            "CREATE VIEW IF NOT EXISTS \"teamCount\"(\"team\", \"count\") AS SELECT team, COUNT(*) FROM player WHERE team <> 'green' GROUP BY team",
+            "DROP VIEW \"redPlayer\"",
+        ])
+    }
+}
