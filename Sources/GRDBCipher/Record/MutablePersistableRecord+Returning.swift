@@ -44,12 +44,27 @@ extension MutablePersistableRecord {
             rowIDIndex: rowIDColumn.flatMap { container.index(of: $0) }, container: &container), fetched)
     }
 
-    private func upsertReturning<T>(_ db: Database, selection: [any SQLSelectable], fetch: (Statement) throws -> T) throws -> (InsertionSuccess, T) {
+    private func upsertReturning<T>(
+        _ db: Database, conflictTarget: [String], assignments: ((_ excluded: TableAlias) -> [ColumnAssignment])?,
+        selection: [any SQLSelectable], fetch: (Statement) throws -> T) throws -> (InsertionSuccess, T)
+    {
         var container = try PersistenceContainer(self, db)
         let table = type(of: self).databaseTableName
         let primaryKey = try db.primaryKey(table)
-        let sql = PersistenceSQL.upsert(table: table, columns: container.columns, keyColumns: primaryKey.columns)
-        let fetched = try type(of: self).returning(db, sql: sql, values: container.databaseValues, selection: selection, fetch: fetch)
+        let sql: String
+        let values: [DatabaseValue]
+        if conflictTarget.isEmpty && assignments == nil {
+            sql = PersistenceSQL.upsert(table: table, columns: container.columns, keyColumns: primaryKey.columns)
+            values = container.databaseValues
+        } else {
+            var context = SQLGenerationContext(db)
+            context.append(StatementArguments(container.databaseValues))
+            sql = try Self.customUpsertSQL(
+                &context, table: table, columns: container.columns, keyColumns: primaryKey.columns,
+                conflictTarget: conflictTarget, assignments: assignments)
+            values = context.arguments.values
+        }
+        let fetched = try type(of: self).returning(db, sql: sql, values: values, selection: selection, fetch: fetch)
         var rowID = db.lastInsertedRowID
         if let rowIDColumn = primaryKey.rowIDColumn {
             if let value = Int64.fromDatabaseValue(container.databaseValue(of: rowIDColumn)) {
@@ -59,6 +74,39 @@ extension MutablePersistableRecord {
             }
         }
         return (InsertionSuccess(rowID: rowID, rowIDColumn: primaryKey.rowIDColumn, persistenceContainer: container), fetched)
+    }
+
+    /// `INSERT ... ON CONFLICT ("target") DO UPDATE SET ...`: the columns that are neither in the
+    /// primary key nor in the conflict target are overwritten with the inserted values, unless
+    /// an assignment says otherwise (`Column("x").noOverwrite` keeps the stored value).
+    private static func customUpsertSQL(
+        _ context: inout SQLGenerationContext, table: String, columns: [String], keyColumns: [String],
+        conflictTarget: [String], assignments: ((_ excluded: TableAlias) -> [ColumnAssignment])?) throws -> String
+    {
+        let excluded = TableAlias(name: "excluded")
+        _ = context.name(of: excluded, tableName: "excluded")
+        var custom = assignments?(excluded) ?? []
+        let kept = Set((keyColumns + conflictTarget).map { $0.lowercased() })
+        var sets: [String] = []
+        for column in columns where !kept.contains(column.lowercased()) {
+            if let index = custom.firstIndex(where: { $0.columnName.lowercased() == column.lowercased() }) {
+                sets.append(try custom.remove(at: index).sql(&context))
+            } else {
+                sets.append("\(column.quotedDatabaseIdentifier) = \"excluded\".\(column.quotedDatabaseIdentifier)")
+            }
+        }
+        for assignment in custom {
+            sets.append(try assignment.sql(&context))
+        }
+        if sets.isEmpty, let key = keyColumns.first {
+            // Nothing to overwrite: a no-op update still returns the conflicting row.
+            sets.append("\(key.quotedDatabaseIdentifier) = \(key.quotedDatabaseIdentifier)")
+        }
+        var sql = PersistenceSQL.insert(table: table, columns: columns, conflict: .abort) + " ON CONFLICT"
+        if !conflictTarget.isEmpty {
+            sql += " (" + conflictTarget.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ")"
+        }
+        return sql + " DO UPDATE SET " + sets.joined(separator: ", ")
     }
 
     private func updateReturning<T>(
@@ -108,8 +156,24 @@ extension MutablePersistableRecord {
     }
 
     /// Inserts or updates the record and returns the upserted row as a `T`.
-    public mutating func upsertAndFetch<T: FetchableRecord & TableRecord>(_ db: Database, as returnedType: T.Type) throws -> T {
-        try mutatingUpsertAndFetch(db, as: T.self)
+    ///
+    /// On conflict with the primary key, or with the unique key `conflictTarget`, the stored
+    /// row is updated: every column but the keys is overwritten with the record's value, unless
+    /// `doUpdate` assigns it otherwise.
+    ///
+    /// ```swift
+    /// // INSERT INTO "player" ("id", "name", "score") VALUES (?,?,?)
+    /// // ON CONFLICT DO UPDATE SET "name" = "excluded"."name", "score" = "score" + "excluded"."score"
+    /// // RETURNING *
+    /// let player = try player.upsertAndFetch(db, as: Player.self) { excluded in
+    ///     [Column("score") += excluded[Column("score")]]
+    /// }
+    /// ```
+    public mutating func upsertAndFetch<T: FetchableRecord & TableRecord>(
+        _ db: Database, as returnedType: T.Type, onConflict conflictTarget: [String] = [],
+        doUpdate assignments: ((_ excluded: TableAlias) -> [ColumnAssignment])? = nil) throws -> T
+    {
+        try mutatingUpsertAndFetch(db, as: T.self, onConflict: conflictTarget, doUpdate: assignments)
     }
 
     /// Updates the record and returns the selected columns of the updated row, read by
@@ -154,9 +218,13 @@ extension MutablePersistableRecord where Self: FetchableRecord {
         try insertAndFetch(db, onConflict: conflictResolution, as: Self.self)
     }
 
-    /// Inserts or updates the record and returns the upserted row, decoded.
-    public mutating func upsertAndFetch(_ db: Database) throws -> Self {
-        try upsertAndFetch(db, as: Self.self)
+    /// Inserts or updates the record and returns the upserted row, decoded (see
+    /// ``upsertAndFetch(_:as:onConflict:doUpdate:)``).
+    public mutating func upsertAndFetch(
+        _ db: Database, onConflict conflictTarget: [String] = [],
+        doUpdate assignments: ((_ excluded: TableAlias) -> [ColumnAssignment])? = nil) throws -> Self
+    {
+        try upsertAndFetch(db, as: Self.self, onConflict: conflictTarget, doUpdate: assignments)
     }
 
     /// Updates every column and returns the updated row, decoded.
@@ -188,9 +256,12 @@ extension PersistableRecord {
     }
 
     /// Inserts or updates the record and returns the upserted row as a `T`.
-    public func upsertAndFetch<T: FetchableRecord & TableRecord>(_ db: Database, as returnedType: T.Type) throws -> T {
+    public func upsertAndFetch<T: FetchableRecord & TableRecord>(
+        _ db: Database, as returnedType: T.Type, onConflict conflictTarget: [String] = [],
+        doUpdate assignments: ((_ excluded: TableAlias) -> [ColumnAssignment])? = nil) throws -> T
+    {
         var record = self
-        return try record.mutatingUpsertAndFetch(db, as: T.self)
+        return try record.mutatingUpsertAndFetch(db, as: T.self, onConflict: conflictTarget, doUpdate: assignments)
     }
 
     /// Updates or inserts the record and returns the saved row as a `T`.
@@ -211,8 +282,11 @@ extension PersistableRecord where Self: FetchableRecord {
     }
 
     /// Inserts or updates the record and returns the upserted row, decoded.
-    public func upsertAndFetch(_ db: Database) throws -> Self {
-        try upsertAndFetch(db, as: Self.self)
+    public func upsertAndFetch(
+        _ db: Database, onConflict conflictTarget: [String] = [],
+        doUpdate assignments: ((_ excluded: TableAlias) -> [ColumnAssignment])? = nil) throws -> Self
+    {
+        try upsertAndFetch(db, as: Self.self, onConflict: conflictTarget, doUpdate: assignments)
     }
 
     /// Updates or inserts the record and returns the saved row, decoded.
@@ -237,11 +311,15 @@ extension MutablePersistableRecord {
         return result!
     }
 
-    fileprivate mutating func mutatingUpsertAndFetch<T: FetchableRecord & TableRecord>(_ db: Database, as returnedType: T.Type) throws -> T {
+    fileprivate mutating func mutatingUpsertAndFetch<T: FetchableRecord & TableRecord>(
+        _ db: Database, as returnedType: T.Type, onConflict conflictTarget: [String],
+        doUpdate assignments: ((_ excluded: TableAlias) -> [ColumnAssignment])?) throws -> T
+    {
         var result: T?
         let fetch = fetchOneRecord(db, T.self)
         try insertWithCallbacks(db) { record in
-            let (success, fetched) = try record.upsertReturning(db, selection: T.databaseSelection, fetch: fetch)
+            let (success, fetched) = try record.upsertReturning(
+                db, conflictTarget: conflictTarget, assignments: assignments, selection: T.databaseSelection, fetch: fetch)
             result = fetched
             return success
         }

@@ -276,6 +276,37 @@ struct PersistableRecordTests {
         ])
     }
 
+    @Test func upsertWithConflictTargetAndAssignments() throws {
+        let test = try TestDatabase()
+        let recorder = SQLRecorder()
+        try test.dbQueue.write { db in
+            try makePlayers(db)
+            recorder.record(db)
+            // A conflict on the unique email: keep the stored name, add the scores.
+            var player = Player(id: nil, name: "Someone else", email: "arthur@example.com", score: 5)
+            let upserted = try player.upsertAndFetch(db, onConflict: ["email"]) { excluded in
+                [Column("name").noOverwrite, Column("score") += excluded[Column("score")]]
+            }
+            #expect(upserted.id == 1)
+            #expect(upserted.name == "Arthur")
+            #expect(upserted.score == 105)
+            // No conflict: a plain insert.
+            var newcomer = Player(id: nil, name: "Dan", email: "dan@example.com", score: 7)
+            let inserted = try newcomer.upsertAndFetch(db, onConflict: ["email"]) { _ in [Column("score").set(to: 0)] }
+            #expect(inserted.id != nil && inserted.id != 1, "\(inserted)")
+            #expect(inserted.score == 7)
+            #expect(try Player.fetchCount(db) == 4)
+            // A conflict target that is not a unique key is SQLite's error; nothing changes.
+            var wrong = Player(id: nil, name: "X", email: nil, score: 1)
+            _ = expectDatabaseError(.SQLITE_ERROR) { _ = try wrong.upsertAndFetch(db, onConflict: ["name"]) }
+            #expect(try Player.fetchCount(db) == 4)
+        }
+        #expect(recorder.dataSQL.prefix(2) == [
+            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT (\"email\") DO UPDATE SET \"name\" = \"name\", \"score\" = \"score\" + \"excluded\".\"score\" RETURNING *",
+            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT (\"email\") DO UPDATE SET \"name\" = \"excluded\".\"name\", \"score\" = ? RETURNING *",
+        ])
+    }
+
     @Test func upsert() throws {
         let test = try TestDatabase()
         let recorder = SQLRecorder()
