@@ -1,4 +1,5 @@
-// Records: fetching 200,000 rows of 10 integers into records, and inserting 50,000 records in
+// Rows and records: fetching 200,000 rows of 10 integers as rows (by index, by name) and into
+// records, and inserting 50,000 records in
 // one transaction, side by side with the raw SQLCipher C API on the same library, in the same
 // run. Implementations run interleaved (raw, ours, raw, ours…) and the medians are compared.
 //
@@ -99,7 +100,7 @@ let createSQL = "CREATE TABLE item(id INTEGER PRIMARY KEY, \(columns.map { "\($0
 let insertSQL = "INSERT INTO item (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ",")))"
 
 // The fetch table; skipped when profiling an insert workload alone.
-for mode in modes where onlyWorkload?.hasPrefix("W3") ?? true {
+for mode in modes where onlyWorkload.map({ ["W1", "W2", "W3", "W3b"].contains($0) }) ?? true {
     let dbQueue = try DatabaseQueue(path: mode.path, configuration: configuration(mode))
     try dbQueue.write { db in
         try db.execute(sql: createSQL)
@@ -176,6 +177,36 @@ func fetchRecords<Record: FetchableRecord>(_ dbQueue: DatabaseQueue, _ type: Rec
     return time
 }
 
+/// Fetches every row with `Row.fetchCursor` over a query interface request, reading columns
+/// by index (W1) or by name (W2).
+func fetchRows(_ dbQueue: DatabaseQueue, byName: Bool) throws -> Double {
+    var total: Int64 = 0
+    var count = 0
+    let request = Table("item").select(columns.map { Column($0) })
+    let time = try seconds {
+        try dbQueue.read { db in
+            let rows = try Row.fetchCursor(db, request)
+            if byName {
+                while let row = try rows.next() {
+                    let a: Int64 = row["c0"], b: Int64 = row["c1"], c: Int64 = row["c2"], d: Int64 = row["c3"], e: Int64 = row["c4"]
+                    let f: Int64 = row["c5"], g: Int64 = row["c6"], h: Int64 = row["c7"], i: Int64 = row["c8"], j: Int64 = row["c9"]
+                    total = total &+ a &+ b &+ c &+ d &+ e &+ f &+ g &+ h &+ i &+ j
+                    count += 1
+                }
+            } else {
+                while let row = try rows.next() {
+                    for index in 0..<10 {
+                        total = total &+ (row[index] as Int64)
+                    }
+                    count += 1
+                }
+            }
+        }
+    }
+    check(count == rowCount && total == expectedFetchSum, "row fetch")
+    return time
+}
+
 func insertRecords(_ dbQueue: DatabaseQueue, _ insert: @escaping (Database, Int) throws -> Void) throws -> Double {
     let time = try seconds {
         try dbQueue.write { db in
@@ -211,6 +242,8 @@ for mode in modes {
     var raw: [String: [Double]] = [:]
     var ours: [String: [Double]] = [:]
     let workloads: [(name: String, raw: () throws -> Double, ours: () throws -> Double)] = [
+        ("W1", { rawFetch(handle) }, { try fetchRows(fetchQueue, byName: false) }),
+        ("W2", { rawFetch(handle) }, { try fetchRows(fetchQueue, byName: true) }),
         ("W3", { rawFetch(handle) }, { try fetchRecords(fetchQueue, RowRecord.self) { $0.sum } }),
         ("W3b", { rawFetch(handle) }, { try fetchRecords(fetchQueue, CodableRecord.self) { $0.sum } }),
         ("W5", { rawInsert(handle) }, { try insertRecords(insertQueue) { db, i in try ManualRecord(values: values(i)).insert(db) } }),
@@ -227,6 +260,8 @@ for mode in modes {
     }
     sqlite3_close(handle)
     let labels = [
+        "W1": "W1 Row.fetchCursor 200,000 rows, columns by index",
+        "W2": "W2 Row.fetchCursor 200,000 rows, columns by name",
         "W3": "W3 fetch 200,000 records, init(row:) by column name",
         "W3b": "W3b fetch 200,000 records, Decodable",
         "W5": "W5 insert 50,000 records, PersistableRecord.insert",
