@@ -34,19 +34,36 @@ enum PersistenceSQL {
         return "DELETE FROM \(table.quotedDatabaseIdentifier) WHERE \(condition)"
     }
 
-    /// `INSERT … ON CONFLICT DO UPDATE SET` every column but the primary key.
-    static func upsert(table: String, columns: [String], keyColumns: [String]) -> String {
-        let keys = Set(keyColumns.map { $0.lowercased() })
-        var updated = columns.filter { !keys.contains($0.lowercased()) }
-        let assignments: String
-        if updated.isEmpty {
-            // Nothing to overwrite: a no-op update still returns the conflicting row.
-            updated = [keyColumns[0]]
-            assignments = updated.map { "\($0.quotedDatabaseIdentifier) = \($0.quotedDatabaseIdentifier)" }.joined(separator: ", ")
-        } else {
-            assignments = updated.map { "\($0.quotedDatabaseIdentifier) = \"excluded\".\($0.quotedDatabaseIdentifier)" }.joined(separator: ", ")
+    /// `INSERT … ON CONFLICT ["target"] DO UPDATE SET …`: every column that is neither in the
+    /// primary key nor in the conflict target is overwritten with the inserted value, unless an
+    /// assignment says otherwise (`Column("x").noOverwrite` keeps the stored value). The
+    /// assignments' arguments are appended to `context` in SQL order.
+    static func upsert(
+        _ context: inout SQLGenerationContext, table: String, columns: [String], keyColumns: [String],
+        conflictTarget: [String] = [], assignments: [ColumnAssignment] = []) throws -> String
+    {
+        var custom = assignments
+        let kept = Set((keyColumns + conflictTarget).map { $0.lowercased() })
+        var sets: [String] = []
+        for column in columns where !kept.contains(column.lowercased()) {
+            if let index = custom.firstIndex(where: { $0.columnName.lowercased() == column.lowercased() }) {
+                sets.append(try custom.remove(at: index).sql(&context))
+            } else {
+                sets.append("\(column.quotedDatabaseIdentifier) = \"excluded\".\(column.quotedDatabaseIdentifier)")
+            }
         }
-        return insert(table: table, columns: columns, conflict: .abort) + " ON CONFLICT DO UPDATE SET \(assignments)"
+        for assignment in custom {
+            sets.append(try assignment.sql(&context))
+        }
+        if sets.isEmpty, let key = keyColumns.first {
+            // Nothing to overwrite: a no-op update still returns the conflicting row.
+            sets.append("\(key.quotedDatabaseIdentifier) = \(key.quotedDatabaseIdentifier)")
+        }
+        var sql = insert(table: table, columns: columns, conflict: .abort) + " ON CONFLICT"
+        if !conflictTarget.isEmpty {
+            sql += " (" + conflictTarget.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ")"
+        }
+        return sql + " DO UPDATE SET " + sets.joined(separator: ", ")
     }
 }
 
@@ -110,7 +127,8 @@ extension MutablePersistableRecord {
         let entry = try db.persistenceStatement(.upsert, table: table, columns: container.columns) {
             let primaryKey = try db.primaryKey(table)
             let hasRowID = try db.tableHasRowID(table)
-            let sql = PersistenceSQL.upsert(table: table, columns: container.columns, keyColumns: primaryKey.columns)
+            var context = SQLGenerationContext(db)
+            let sql = try PersistenceSQL.upsert(&context, table: table, columns: container.columns, keyColumns: primaryKey.columns)
             return (hasRowID ? sql + " RETURNING \"rowid\"" : sql, primaryKey.rowIDColumn, hasRowID)
         }
         try entry.statement.bindPersistenceValues(container.values)

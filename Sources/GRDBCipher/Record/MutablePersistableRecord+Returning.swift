@@ -51,19 +51,14 @@ extension MutablePersistableRecord {
         var container = try PersistenceContainer(self, db)
         let table = type(of: self).databaseTableName
         let primaryKey = try db.primaryKey(table)
-        let sql: String
-        let values: [DatabaseValue]
-        if conflictTarget.isEmpty && assignments == nil {
-            sql = PersistenceSQL.upsert(table: table, columns: container.columns, keyColumns: primaryKey.columns)
-            values = container.databaseValues
-        } else {
-            var context = SQLGenerationContext(db)
-            context.append(StatementArguments(container.databaseValues))
-            sql = try Self.customUpsertSQL(
-                &context, table: table, columns: container.columns, keyColumns: primaryKey.columns,
-                conflictTarget: conflictTarget, assignments: assignments)
-            values = context.arguments.values
-        }
+        var context = SQLGenerationContext(db)
+        context.append(StatementArguments(container.databaseValues))
+        let excluded = TableAlias(name: "excluded")
+        _ = context.name(of: excluded, tableName: "excluded")
+        let sql = try PersistenceSQL.upsert(
+            &context, table: table, columns: container.columns, keyColumns: primaryKey.columns,
+            conflictTarget: conflictTarget, assignments: assignments?(excluded) ?? [])
+        let values = context.arguments.values
         let fetched = try type(of: self).returning(db, sql: sql, values: values, selection: selection, fetch: fetch)
         var rowID = db.lastInsertedRowID
         if let rowIDColumn = primaryKey.rowIDColumn {
@@ -74,39 +69,6 @@ extension MutablePersistableRecord {
             }
         }
         return (InsertionSuccess(rowID: rowID, rowIDColumn: primaryKey.rowIDColumn, persistenceContainer: container), fetched)
-    }
-
-    /// `INSERT ... ON CONFLICT ("target") DO UPDATE SET ...`: the columns that are neither in the
-    /// primary key nor in the conflict target are overwritten with the inserted values, unless
-    /// an assignment says otherwise (`Column("x").noOverwrite` keeps the stored value).
-    private static func customUpsertSQL(
-        _ context: inout SQLGenerationContext, table: String, columns: [String], keyColumns: [String],
-        conflictTarget: [String], assignments: ((_ excluded: TableAlias) -> [ColumnAssignment])?) throws -> String
-    {
-        let excluded = TableAlias(name: "excluded")
-        _ = context.name(of: excluded, tableName: "excluded")
-        var custom = assignments?(excluded) ?? []
-        let kept = Set((keyColumns + conflictTarget).map { $0.lowercased() })
-        var sets: [String] = []
-        for column in columns where !kept.contains(column.lowercased()) {
-            if let index = custom.firstIndex(where: { $0.columnName.lowercased() == column.lowercased() }) {
-                sets.append(try custom.remove(at: index).sql(&context))
-            } else {
-                sets.append("\(column.quotedDatabaseIdentifier) = \"excluded\".\(column.quotedDatabaseIdentifier)")
-            }
-        }
-        for assignment in custom {
-            sets.append(try assignment.sql(&context))
-        }
-        if sets.isEmpty, let key = keyColumns.first {
-            // Nothing to overwrite: a no-op update still returns the conflicting row.
-            sets.append("\(key.quotedDatabaseIdentifier) = \(key.quotedDatabaseIdentifier)")
-        }
-        var sql = PersistenceSQL.insert(table: table, columns: columns, conflict: .abort) + " ON CONFLICT"
-        if !conflictTarget.isEmpty {
-            sql += " (" + conflictTarget.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ")"
-        }
-        return sql + " DO UPDATE SET " + sets.joined(separator: ", ")
     }
 
     private func updateReturning<T>(
