@@ -83,8 +83,8 @@ public struct SQLRequest<RowDecoder>: FetchRequest, Sendable {
 
     public func makePreparedRequest(_ db: Database, forSingleResult singleResult: Bool) throws -> PreparedRequest {
         let (sql, arguments) = try sqlLiteral.build(db)
-        let statement = cached ? try db.preparedStatement(sql: sql, arguments: arguments) : try db.makeStatement(sql: sql)
-        if !cached { try statement.setArguments(arguments) }
+        let statement = cached ? try db.fetchStatement(sql: sql) : try db.makeStatement(sql: sql)
+        try statement.setArguments(arguments)
         return PreparedRequest(statement: statement)
     }
 

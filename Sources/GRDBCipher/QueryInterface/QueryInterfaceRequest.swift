@@ -325,7 +325,7 @@ extension QueryInterfaceRequest: FetchRequest {
 
     public func makePreparedRequest(_ db: Database, forSingleResult singleResult: Bool) throws -> PreparedRequest {
         var context = SQLGenerationContext(db)
-        var query = try self.query.resolvingSelection(db)
+        var query = try self.query.resolvingPromises(db)
         var clauses = SQLQuery.Clauses()
         if singleResult {
             clauses.limit = try query.singleResultLimit(db)
@@ -344,14 +344,14 @@ extension QueryInterfaceRequest: FetchRequest {
     /// ```
     public func fetchCount(_ db: Database) throws -> Int {
         var context = SQLGenerationContext(db)
-        let sql = try query.resolvingSelection(db).countSQL(&context)
+        let sql = try query.resolvingPromises(db).countSQL(&context)
         return try Int.fetchOne(db.preparedStatement(sql: sql, arguments: context.arguments)) ?? 0
     }
 
     /// Whether the request fetches no row: `SELECT EXISTS (...)`, cheaper than counting.
     public func isEmpty(_ db: Database) throws -> Bool {
         var context = SQLGenerationContext(db)
-        let sql = try query.resolvingSelection(db).sql(&context)
+        let sql = try query.resolvingPromises(db).sql(&context)
         return try !(Bool.fetchOne(db.preparedStatement(sql: "SELECT EXISTS (\(sql))", arguments: context.arguments)) ?? false)
     }
 
@@ -403,12 +403,17 @@ extension QueryInterfaceRequest: FetchRequest {
 }
 
 extension SQLQuery {
-    /// The query with its deferred selection (primary key) resolved.
-    func resolvingSelection(_ db: Database) throws -> SQLQuery {
-        guard let deferredSelection else { return self }
+    /// The query with what needs the database resolved once: the deferred selection (primary
+    /// key), and the filters (keys), joined into one expression.
+    func resolvingPromises(_ db: Database) throws -> SQLQuery {
         var query = self
-        query.selection = try deferredSelection.resolve(db)
-        query.deferredSelection = nil
+        if let deferredSelection {
+            query.selection = try deferredSelection.resolve(db)
+            query.deferredSelection = nil
+        }
+        if let filter = try filterExpression(db) {
+            query.filters = [DatabasePromise(value: filter)]
+        }
         return query
     }
 }

@@ -15,13 +15,7 @@ enum KeyFilter {
         let box = UncheckedSendable((keys, recordType))
         return DatabasePromise { db in
             let (keys, recordType) = box.value
-            let primaryKey = try db.primaryKey(tableName)
-            guard primaryKey.columns.count == 1 else {
-                throw DatabaseError(
-                    resultCode: .SQLITE_MISUSE,
-                    message: "table \(tableName.quotedDatabaseIdentifier) has a composite primary key (\(primaryKey.columns.joined(separator: ", "))): give keys as dictionaries")
-            }
-            let column = primaryKey.columns[0]
+            let column = try db.singlePrimaryKeyColumn(tableName)
             let values = keys
                 .map { databaseValue($0, column: column, recordType: recordType) }
                 .filter { !$0.isNull }

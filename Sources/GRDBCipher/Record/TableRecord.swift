@@ -131,16 +131,24 @@ extension TableRecord {
 
     /// Primary key values: one value per key; the primary key must have one column.
     static func primaryKeyValues(_ db: Database, _ values: [(any DatabaseValueConvertible)?]) throws -> (column: String, values: [DatabaseValue]) {
-        let primaryKey = try db.primaryKey(databaseTableName)
-        guard primaryKey.columns.count == 1 else {
-            throw DatabaseError(
-                resultCode: .SQLITE_MISUSE,
-                message: "table \(databaseTableName.quotedDatabaseIdentifier) has a composite primary key (\(primaryKey.columns.joined(separator: ", "))): give keys as dictionaries")
-        }
-        let column = primaryKey.columns[0]
+        let column = try db.singlePrimaryKeyColumn(databaseTableName)
         return (column, values.map { keyDatabaseValue($0, column: column) })
     }
 
+}
+
+extension Database {
+    /// The column of a single-column primary key; a composite primary key is an error, since
+    /// one value can not identify a row.
+    func singlePrimaryKeyColumn(_ tableName: String) throws -> String {
+        let primaryKey = try primaryKey(tableName)
+        guard primaryKey.columns.count == 1 else {
+            throw DatabaseError(
+                resultCode: .SQLITE_MISUSE,
+                message: "table \(tableName.quotedDatabaseIdentifier) has a composite primary key (\(primaryKey.columns.joined(separator: ", "))): give keys as dictionaries")
+        }
+        return primaryKey.columns[0]
+    }
 }
 
 // MARK: - Counting, existence, deletion

@@ -93,8 +93,10 @@ extension SQLGenerationContext {
 /// t.column("teamId", .integer).references("team", onDelete: .cascade)
 /// ```
 public final class ColumnDefinition {
-    let name: String
-    let type: Database.ColumnType?
+    /// Set when the definition is made, except for `belongsTo` columns, named and typed after
+    /// the referenced primary key when the SQL is generated.
+    var name: String
+    var type: Database.ColumnType?
     var primaryKey: (conflict: Database.ConflictResolution?, autoincrement: Bool)?
     var notNullConflict: Database.ConflictResolution??
     var uniqueConflict: Database.ConflictResolution??
@@ -423,52 +425,42 @@ public final class TableDefinition {
         return nil
     }
 
-    /// Resolves the `belongsTo` columns into concrete columns: name and type from the referenced
-    /// primary key.
-    private func resolveBelongsTo(_ db: Database) throws -> [ColumnDefinition] {
-        var resolved: [ColumnDefinition] = []
-        for column in columns {
-            guard belongsToColumns.contains(where: { $0 === column }), let reference = column.reference else {
-                resolved.append(column)
-                continue
-            }
-            let keyColumns: [(name: String, type: Database.ColumnType?)]
+    /// Names and types the `belongsTo` columns after the referenced primary key: `team` →
+    /// `teamId INTEGER REFERENCES "team"("id")`.
+    private func resolveBelongsTo(_ db: Database) throws {
+        for column in belongsToColumns {
+            guard let reference = column.reference else { continue }
+            let key: (name: String, type: Database.ColumnType?)
             if reference.table.lowercased() == name.lowercased() {
-                let names = primaryKeyColumns ?? []
-                keyColumns = names.map { keyName in (keyName, columns.first { $0.name == keyName }?.type) }
+                guard let keyNames = primaryKeyColumns, keyNames.count == 1 else {
+                    throw belongsToError(column.name, reference.table)
+                }
+                key = (keyNames[0], columns.first { $0.name == keyNames[0] }?.type)
             } else {
                 guard try db.tableExists(reference.table) else {
                     throw DatabaseError(resultCode: .SQLITE_ERROR, message: "no such table: \(reference.table)")
                 }
-                let primaryKey = try db.primaryKey(reference.table)
-                let infos = try db.columns(in: reference.table)
-                keyColumns = primaryKey.columns.map { keyName in
-                    let type = infos.first { $0.name.lowercased() == keyName.lowercased() }?.type
-                    return (keyName, type.flatMap { $0.isEmpty ? nil : Database.ColumnType(rawValue: $0) } ?? (keyName == "rowid" ? .integer : nil))
-                }
+                let keyNames = try db.primaryKey(reference.table).columns
+                guard keyNames.count == 1 else { throw belongsToError(column.name, reference.table) }
+                let declaredType = try db.columns(in: reference.table).first { $0.name.lowercased() == keyNames[0].lowercased() }?.type
+                let type = declaredType.flatMap { $0.isEmpty ? nil : Database.ColumnType(rawValue: $0) }
+                key = (keyNames[0], type ?? (keyNames[0] == "rowid" ? .integer : nil))
             }
-            guard keyColumns.count == 1, let key = keyColumns.first else {
-                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "belongsTo(\"\(column.name)\") needs a single-column primary key in table \(reference.table.quotedDatabaseIdentifier)")
-            }
-            let columnName = column.name + key.name.prefix(1).uppercased() + key.name.dropFirst()
-            let concrete = ColumnDefinition(name: columnName, type: key.type)
-            concrete.reference = (reference.table, key.name == "rowid" ? nil : key.name, reference.onDelete, reference.onUpdate, reference.deferred)
-            concrete.notNullConflict = column.notNullConflict
-            concrete.uniqueConflict = column.uniqueConflict
-            concrete.checks = column.checks
-            concrete.defaultSQL = column.defaultSQL
-            concrete.collation = column.collation
-            concrete.isIndexed = column.isIndexed
-            concrete.referenceBeforeNotNull = true
-            resolved.append(concrete)
+            column.name += key.name.prefix(1).uppercased() + key.name.dropFirst()
+            column.type = key.type
+            column.reference?.column = key.name == "rowid" ? nil : key.name
         }
-        return resolved
+        belongsToColumns = []
+    }
+
+    private func belongsToError(_ name: String, _ table: String) -> DatabaseError {
+        DatabaseError(resultCode: .SQLITE_MISUSE, message: "belongsTo(\"\(name)\") needs a single-column primary key in table \(table.quotedDatabaseIdentifier)")
     }
 
     /// The CREATE TABLE statement and the CREATE INDEX statements of indexed columns.
     func sql(_ db: Database) throws -> [String] {
         var context = SQLGenerationContext.schema(db)
-        let columns = try resolveBelongsTo(db)
+        try resolveBelongsTo(db)
         var parts = try columns.map { try $0.sql(&context, table: self) }
         parts += try rawColumns.map { try $0.sql(&context) }
         if let compositePrimaryKey {
