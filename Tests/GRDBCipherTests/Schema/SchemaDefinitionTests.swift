@@ -78,6 +78,14 @@ struct SchemaDefinitionTests {
                 t.check(sql: "a IS NOT NULL OR b IS NOT NULL")
                 t.constraint(sql: "CHECK (position < 100)")
             }
+            try db.create(table: "node") { t in
+                t.primaryKey("code", .text)
+                t.belongsTo("parent", inTable: "node", onDelete: .cascade)
+            }
+            #expect(try db.foreignKeys(on: "node").first?.mapping.map { "\($0.origin)->\($0.destination)" } == ["parentCode->code"])
+            _ = expectDatabaseError(.SQLITE_MISUSE) {
+                try db.create(table: "seat") { t in t.belongsTo("membership") }
+            }
             let keys = try db.foreignKeys(on: "player")
             #expect(keys.map(\.destinationTable).sorted() == ["country", "player", "team"])
             #expect(keys.first { $0.destinationTable == "country" }?.mapping.map(\.origin) == ["countryCode"])
@@ -93,6 +101,8 @@ struct SchemaDefinitionTests {
             "CREATE INDEX \"player_on_teamId\" ON \"player\"(\"teamId\")",
             "CREATE INDEX \"player_on_countryCode\" ON \"player\"(\"countryCode\")",
             "CREATE TABLE \"membership\" (\"teamId\" INTEGER NOT NULL, \"position\" INTEGER NOT NULL, \"a\" INTEGER, \"b\" TEXT, PRIMARY KEY (\"teamId\", \"position\"), UNIQUE (\"a\", \"b\") ON CONFLICT IGNORE, FOREIGN KEY (\"teamId\") REFERENCES \"team\"(\"id\") ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED, CHECK (\"position\" > 0), CHECK (a IS NOT NULL OR b IS NOT NULL), CHECK (position < 100)) WITHOUT ROWID",
+            "CREATE TABLE \"node\" (\"code\" TEXT PRIMARY KEY NOT NULL, \"parentCode\" TEXT REFERENCES \"node\"(\"code\") ON DELETE CASCADE)",
+            "CREATE INDEX \"node_on_parentCode\" ON \"node\"(\"parentCode\")",
         ])
     }
 
