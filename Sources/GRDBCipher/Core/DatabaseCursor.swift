@@ -14,16 +14,18 @@ public protocol DatabaseCursor<Element>: Cursor {
 final class StatementStepper {
     let statement: Statement
     let sqliteStatement: SQLiteStatement
-    /// The row that reads the statement's current row.
+    /// The row that reads the statement's current row, through the adapter if there is one.
     let row: Row
     private var done = false
 
-    init(statement: Statement, arguments: StatementArguments?) throws {
+    init(statement: Statement, arguments: StatementArguments?, adapter: (any RowAdapter)? = nil) throws {
         statement.database.preconditionValidAccess()
+        let layout = try adapter?._layout(from: _RowLayout(columnNames: statement.columnNames))
         try statement.prepareIteration(arguments: arguments)
         self.statement = statement
         self.sqliteStatement = statement.sqliteStatement
-        row = Row(statement: statement)
+        let liveRow = Row(statement: statement)
+        row = layout.map { Row(base: liveRow, layout: $0) } ?? liveRow
         statement.isIterating = true
         if statement.writesData { statement.database.transactionHasWrites = true }
     }
@@ -67,8 +69,8 @@ public final class RowCursor: DatabaseCursor {
     /// The statement that feeds the cursor.
     public var statement: Statement { stepper.statement }
 
-    init(statement: Statement, arguments: StatementArguments?) throws {
-        stepper = try StatementStepper(statement: statement, arguments: arguments)
+    init(statement: Statement, arguments: StatementArguments?, adapter: (any RowAdapter)? = nil) throws {
+        stepper = try StatementStepper(statement: statement, arguments: arguments, adapter: adapter)
     }
 
     public func next() throws -> Row? {
@@ -77,21 +79,21 @@ public final class RowCursor: DatabaseCursor {
 }
 
 /// What every single-value cursor holds: the stepping, a live row for decoding errors, and the
-/// statement handle for the fast path.
+/// statement handle and column for the fast path.
 struct ValueCursorCore {
     let stepper: StatementStepper
     var row: Row { stepper.row }
     let sqliteStatement: SQLiteStatement
+    /// The statement column of the value: 0, or the one an adapter put first.
+    let column: CInt
 
-    init(statement: Statement, arguments: StatementArguments?) throws {
-        if statement.columnCount == 0 {
-            throw DatabaseError(
-                resultCode: .SQLITE_MISUSE,
-                message: "the statement returns no column, and no value can be fetched",
-                sql: statement.sql)
+    init(statement: Statement, arguments: StatementArguments?, adapter: (any RowAdapter)?) throws {
+        stepper = try StatementStepper(statement: statement, arguments: arguments, adapter: adapter)
+        guard stepper.row.count > 0 else {
+            throw DatabaseError.noValueColumn(statement)
         }
-        stepper = try StatementStepper(statement: statement, arguments: arguments)
         sqliteStatement = statement.sqliteStatement
+        column = CInt(stepper.row.adaptedLayout?.layout.baseIndexes[0] ?? 0)
     }
 }
 
@@ -102,8 +104,8 @@ public final class DatabaseValueCursor<Value: DatabaseValueConvertible>: Databas
     /// The statement that feeds the cursor.
     public var statement: Statement { core.stepper.statement }
 
-    init(statement: Statement, arguments: StatementArguments?) throws {
-        core = try ValueCursorCore(statement: statement, arguments: arguments)
+    init(statement: Statement, arguments: StatementArguments?, adapter: (any RowAdapter)? = nil) throws {
+        core = try ValueCursorCore(statement: statement, arguments: arguments, adapter: adapter)
     }
 
     public func next() throws -> Value? {
@@ -119,13 +121,13 @@ public final class FastDatabaseValueCursor<Value: DatabaseValueConvertible & Sta
     /// The statement that feeds the cursor.
     public var statement: Statement { core.stepper.statement }
 
-    init(statement: Statement, arguments: StatementArguments?) throws {
-        core = try ValueCursorCore(statement: statement, arguments: arguments)
+    init(statement: Statement, arguments: StatementArguments?, adapter: (any RowAdapter)? = nil) throws {
+        core = try ValueCursorCore(statement: statement, arguments: arguments, adapter: adapter)
     }
 
     public func next() throws -> Value? {
         guard try core.stepper.step() else { return nil }
-        if let value = Row.liveValue(Value.self, core.sqliteStatement, 0) {
+        if let value = Row.liveValue(Value.self, core.sqliteStatement, core.column) {
             return value
         }
         return try core.row.decode(Value.self, at: 0).get()
@@ -139,14 +141,24 @@ public final class FastNullableDatabaseValueCursor<Value: DatabaseValueConvertib
     /// The statement that feeds the cursor.
     public var statement: Statement { core.stepper.statement }
 
-    init(statement: Statement, arguments: StatementArguments?) throws {
-        core = try ValueCursorCore(statement: statement, arguments: arguments)
+    init(statement: Statement, arguments: StatementArguments?, adapter: (any RowAdapter)? = nil) throws {
+        core = try ValueCursorCore(statement: statement, arguments: arguments, adapter: adapter)
     }
 
     public func next() throws -> Value?? {
         guard try core.stepper.step() else { return nil }
-        if let value = Row.liveValue(Value.self, core.sqliteStatement, 0) { return value }
-        if sqlite3_column_type(core.sqliteStatement, 0) == SQLITE_NULL { return .some(nil) }
+        if let value = Row.liveValue(Value.self, core.sqliteStatement, core.column) { return value }
+        if sqlite3_column_type(core.sqliteStatement, core.column) == SQLITE_NULL { return .some(nil) }
         return try core.row.decode(Value.self, at: 0).get()
+    }
+}
+
+extension DatabaseError {
+    /// A value fetch from a statement (or adapted row) without columns.
+    static func noValueColumn(_ statement: Statement) -> DatabaseError {
+        DatabaseError(
+            resultCode: .SQLITE_MISUSE,
+            message: "the statement returns no column, and no value can be fetched",
+            sql: statement.sql)
     }
 }

@@ -24,6 +24,8 @@ public final class Row {
         case statement(Statement)
         /// Copied values.
         case values(columns: [String], values: [DatabaseValue])
+        /// The columns and scopes a ``RowAdapter`` gives an unadapted row (live or copied).
+        case adapted(base: Row, layout: _RowLayout)
     }
 
     let storage: Storage
@@ -66,6 +68,14 @@ public final class Row {
         count = columns.count
     }
 
+    /// An adapted row; `base` is an unadapted row.
+    init(base: Row, layout: _RowLayout) {
+        storage = .adapted(base: base, layout: layout)
+        sqliteStatement = nil
+        columnLookup = nil
+        count = layout.names.count
+    }
+
     /// Creates an empty row.
     public convenience init() {
         self.init(columns: [], values: [])
@@ -94,6 +104,8 @@ public final class Row {
         switch storage {
         case .values:
             return self
+        case .adapted(let base, let layout):
+            return base.isFetched ? Row(base: base.copy(), layout: layout) : self
         case .statement(let statement):
             let sqliteStatement = statement.sqliteStatement
             let values = (0..<CInt(count)).map { DatabaseValue(sqliteStatement: sqliteStatement, index: $0) }
@@ -112,6 +124,7 @@ public final class Row {
         switch storage {
         case .statement(let statement): return statement.columnNames
         case .values(let columns, _): return columns
+        case .adapted(_, let layout): return layout.names
         }
     }
 
@@ -152,7 +165,7 @@ public final class Row {
         switch storage {
         case .statement(let statement):
             return statement.searchIndex(ofColumn: name, ordinal: ordinal)
-        case .values:
+        case .values, .adapted:
             return copiedIndex(forColumn: name)
         }
     }
@@ -164,6 +177,8 @@ public final class Row {
             return statement.index(ofColumn: name)
         case .values(let columns, _):
             return columns.firstIndex { $0.equalsIgnoringASCIICase(name) }
+        case .adapted(_, let layout):
+            return layout.index(ofColumn: name)
         }
     }
 
@@ -174,6 +189,8 @@ public final class Row {
             return DatabaseValue(sqliteStatement: statement.sqliteStatement, index: CInt(index))
         case .values(_, let values):
             return values[index]
+        case .adapted(let base, let layout):
+            return base.databaseValue(at: layout.baseIndexes[index])
         }
     }
 
@@ -187,6 +204,7 @@ public final class Row {
         switch storage {
         case .statement(let statement): return statement.columnNames[index]
         case .values(let columns, _): return columns[index]
+        case .adapted(_, let layout): return layout.names[index]
         }
     }
 }
@@ -314,6 +332,9 @@ extension Row {
             let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: bytes), count: count, deallocator: .none)
             return try body(data)
         }
+        if case .adapted(let base, let layout) = storage {
+            return try base.withUnsafeData(atIndex: layout.baseIndexes[index], body)
+        }
         return try body(self[index] as Data?)
     }
 
@@ -341,6 +362,12 @@ extension Row {
             if sqlite3_column_type(sqliteStatement, CInt(index)) != SQLITE_NULL,
                let value = Value(sqliteStatement: sqliteStatement, index: CInt(index)) {
                 return .success(value)
+            }
+        }
+        if case .adapted(let base, let layout) = storage, base.isFetched {
+            switch base.fastDecode(type, at: layout.baseIndexes[index]) {
+            case .success(let value): return .success(value)
+            case .failure: break // described with the adapted column below
             }
         }
         return decode(type, at: index)
@@ -373,6 +400,8 @@ extension Row {
             return sqlite3_column_type(statement.sqliteStatement, CInt(index)) == SQLITE_NULL
         case .values(_, let values):
             return values[index].isNull
+        case .adapted(let base, let layout):
+            return base.databaseValueIsNull(at: layout.baseIndexes[index])
         }
     }
 }
@@ -435,7 +464,8 @@ extension Row: RandomAccessCollection {
 // MARK: - Equatable, Hashable, literals, description
 
 extension Row: Equatable, Hashable {
-    /// Rows are equal when they have the same columns, in the same order, with equal values.
+    /// Rows are equal when they have the same columns, in the same order, with equal values,
+    /// and equal scopes.
     public static func == (lhs: Row, rhs: Row) -> Bool {
         if lhs === rhs { return true }
         guard lhs.count == rhs.count else { return false }
@@ -444,7 +474,7 @@ extension Row: Equatable, Hashable {
                   lhs.databaseValue(at: index) == rhs.databaseValue(at: index)
             else { return false }
         }
-        return true
+        return lhs.hasEqualScopes(rhs)
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -469,5 +499,13 @@ extension Row: CustomStringConvertible, CustomDebugStringConvertible {
         "[" + (0..<count).map { "\(columnName(at: $0)):\(databaseValue(at: $0))" }.joined(separator: " ") + "]"
     }
 
-    public var debugDescription: String { description }
+    /// The description, followed by the unadapted row and the scopes of an adapted row.
+    public var debugDescription: String {
+        guard let (base, _) = adaptedLayout else { return description }
+        var lines = ["\(description)", "unadapted: \(base.description)"]
+        for (name, row) in scopes {
+            lines.append("- \(name): " + row.debugDescription.split(separator: "\n").joined(separator: "\n  "))
+        }
+        return lines.joined(separator: "\n")
+    }
 }

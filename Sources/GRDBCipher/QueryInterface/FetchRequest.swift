@@ -37,9 +37,13 @@ public struct PreparedRequest {
     /// The prepared statement.
     public var statement: Statement
 
+    /// The adapter of the fetched rows, if any.
+    public var adapter: (any RowAdapter)?
+
     /// Creates a prepared request.
-    public init(statement: Statement) {
+    public init(statement: Statement, adapter: (any RowAdapter)? = nil) {
         self.statement = statement
+        self.adapter = adapter
     }
 }
 
@@ -68,14 +72,18 @@ public struct SQLRequest<RowDecoder>: FetchRequest, Sendable {
     /// Whether the statement goes to the connection's statement cache.
     let cached: Bool
 
+    /// The row adapter.
+    public var adapter: (any RowAdapter)?
+
     /// Creates a request from raw SQL and arguments.
-    public init(sql: String, arguments: StatementArguments = StatementArguments(), cached: Bool = false) {
-        self.init(literal: SQL(sql: sql, arguments: arguments), cached: cached)
+    public init(sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil, cached: Bool = false) {
+        self.init(literal: SQL(sql: sql, arguments: arguments), adapter: adapter, cached: cached)
     }
 
     /// Creates a request from an SQL literal.
-    public init(literal sqlLiteral: SQL, cached: Bool = false) {
+    public init(literal sqlLiteral: SQL, adapter: (any RowAdapter)? = nil, cached: Bool = false) {
         self.sqlLiteral = sqlLiteral
+        self.adapter = adapter
         self.cached = cached
     }
 
@@ -85,7 +93,7 @@ public struct SQLRequest<RowDecoder>: FetchRequest, Sendable {
         let (sql, arguments) = try sqlLiteral.build(db)
         let statement = cached ? try db.fetchStatement(sql: sql) : try db.makeStatement(sql: sql)
         try statement.setArguments(arguments)
-        return PreparedRequest(statement: statement)
+        return PreparedRequest(statement: statement, adapter: adapter)
     }
 
     /// `SELECT COUNT(*) FROM (sql)`
@@ -97,13 +105,14 @@ public struct SQLRequest<RowDecoder>: FetchRequest, Sendable {
 
 extension SQLRequest where RowDecoder == Row {
     /// Creates a request of rows from raw SQL and arguments.
-    public init(sql: String, arguments: StatementArguments = StatementArguments(), cached: Bool = false) {
-        self.init(literal: SQL(sql: sql, arguments: arguments), cached: cached)
+    public init(sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil, cached: Bool = false) {
+        self.init(literal: SQL(sql: sql, arguments: arguments), adapter: adapter, cached: cached)
     }
 
     /// Creates a request of rows from an SQL literal.
-    public init(literal sqlLiteral: SQL, cached: Bool = false) {
+    public init(literal sqlLiteral: SQL, adapter: (any RowAdapter)? = nil, cached: Bool = false) {
         self.sqlLiteral = sqlLiteral
+        self.adapter = adapter
         self.cached = cached
     }
 }
@@ -120,94 +129,151 @@ extension SQLRequest: ExpressibleByStringInterpolation {
     }
 }
 
+// MARK: - Adapted requests
+
+extension FetchRequest {
+    /// Returns a request whose rows go through the adapter the closure returns. When the
+    /// request has an adapter already, the new one adapts its result.
+    ///
+    /// ```swift
+    /// let request = SQLRequest<Row>(sql: "SELECT player.*, team.* FROM player JOIN team ON ...")
+    ///     .adapted { db in
+    ///         let adapters = try splittingRowAdapters(columnCounts: [
+    ///             Player.numberOfSelectedColumns(db)])
+    ///         return ScopeAdapter(base: adapters[0], scopes: ["team": adapters[1]])
+    ///     }
+    /// ```
+    public func adapted(_ adapter: @escaping @Sendable (Database) throws -> any RowAdapter) -> AdaptedFetchRequest<Self> {
+        AdaptedFetchRequest(base: self, adapter: adapter)
+    }
+}
+
+/// A request whose rows go through a ``RowAdapter``; see ``FetchRequest/adapted(_:)``.
+public struct AdaptedFetchRequest<Base: FetchRequest>: FetchRequest {
+    public typealias RowDecoder = Base.RowDecoder
+
+    let base: Base
+    let adapter: @Sendable (Database) throws -> any RowAdapter
+
+    public var sqlSubquery: SQLSubquery { base.sqlSubquery }
+
+    public func makePreparedRequest(_ db: Database, forSingleResult singleResult: Bool) throws -> PreparedRequest {
+        var prepared = try base.makePreparedRequest(db, forSingleResult: singleResult)
+        let adapter = try self.adapter(db)
+        prepared.adapter = prepared.adapter.map { ChainedAdapter(first: $0, second: adapter) } ?? adapter
+        return prepared
+    }
+
+    public func fetchCount(_ db: Database) throws -> Int {
+        try base.fetchCount(db)
+    }
+}
+
+extension AdaptedFetchRequest: Sendable where Base: Sendable {}
+
 // MARK: - Fetching
 
 extension FetchRequest where RowDecoder == Row {
     /// Returns a cursor over the fetched rows.
     public func fetchCursor(_ db: Database) throws -> RowCursor {
-        try Row.fetchCursor(makePreparedRequest(db, forSingleResult: false).statement)
+        let prepared = try makePreparedRequest(db, forSingleResult: false)
+        return try Row.fetchCursor(prepared.statement, adapter: prepared.adapter)
     }
 
     /// Returns an array of the fetched rows.
     public func fetchAll(_ db: Database) throws -> [Row] {
-        try Row.fetchAll(makePreparedRequest(db, forSingleResult: false).statement)
+        let prepared = try makePreparedRequest(db, forSingleResult: false)
+        return try Row.fetchAll(prepared.statement, adapter: prepared.adapter)
     }
 
     /// Returns a set of the fetched rows.
     public func fetchSet(_ db: Database) throws -> Set<Row> {
-        try Row.fetchSet(makePreparedRequest(db, forSingleResult: false).statement)
+        let prepared = try makePreparedRequest(db, forSingleResult: false)
+        return try Row.fetchSet(prepared.statement, adapter: prepared.adapter)
     }
 
     /// Returns the first fetched row, if any.
     public func fetchOne(_ db: Database) throws -> Row? {
-        try Row.fetchOne(makePreparedRequest(db, forSingleResult: true).statement)
+        let prepared = try makePreparedRequest(db, forSingleResult: true)
+        return try Row.fetchOne(prepared.statement, adapter: prepared.adapter)
     }
 }
 
 extension FetchRequest where RowDecoder: DatabaseValueConvertible {
     /// Returns a cursor over the fetched values.
     public func fetchCursor(_ db: Database) throws -> DatabaseValueCursor<RowDecoder> {
-        try RowDecoder.fetchCursor(makePreparedRequest(db, forSingleResult: false).statement)
+        let prepared = try makePreparedRequest(db, forSingleResult: false)
+        return try RowDecoder.fetchCursor(prepared.statement, adapter: prepared.adapter)
     }
 
     /// Returns an array of the fetched values.
     public func fetchAll(_ db: Database) throws -> [RowDecoder] {
-        try RowDecoder.fetchAll(makePreparedRequest(db, forSingleResult: false).statement)
+        let prepared = try makePreparedRequest(db, forSingleResult: false)
+        return try RowDecoder.fetchAll(prepared.statement, adapter: prepared.adapter)
     }
 
     /// Returns the first fetched value, if any and not NULL.
     public func fetchOne(_ db: Database) throws -> RowDecoder? {
-        try RowDecoder.fetchOne(makePreparedRequest(db, forSingleResult: true).statement)
+        let prepared = try makePreparedRequest(db, forSingleResult: true)
+        return try RowDecoder.fetchOne(prepared.statement, adapter: prepared.adapter)
     }
 }
 
 extension FetchRequest where RowDecoder: DatabaseValueConvertible & Hashable {
     /// Returns a set of the fetched values.
     public func fetchSet(_ db: Database) throws -> Set<RowDecoder> {
-        try RowDecoder.fetchSet(makePreparedRequest(db, forSingleResult: false).statement)
+        let prepared = try makePreparedRequest(db, forSingleResult: false)
+        return try RowDecoder.fetchSet(prepared.statement, adapter: prepared.adapter)
     }
 }
 
 extension FetchRequest where RowDecoder: DatabaseValueConvertible & StatementColumnConvertible {
     /// Returns a cursor over the fetched values (fast path).
     public func fetchCursor(_ db: Database) throws -> FastDatabaseValueCursor<RowDecoder> {
-        try RowDecoder.fetchCursor(makePreparedRequest(db, forSingleResult: false).statement)
+        let prepared = try makePreparedRequest(db, forSingleResult: false)
+        return try RowDecoder.fetchCursor(prepared.statement, adapter: prepared.adapter)
     }
 
     /// Returns an array of the fetched values (fast path).
     public func fetchAll(_ db: Database) throws -> [RowDecoder] {
-        try RowDecoder.fetchAll(makePreparedRequest(db, forSingleResult: false).statement)
+        let prepared = try makePreparedRequest(db, forSingleResult: false)
+        return try RowDecoder.fetchAll(prepared.statement, adapter: prepared.adapter)
     }
 }
 
 extension FetchRequest where RowDecoder: DatabaseValueConvertible & StatementColumnConvertible & Hashable {
     /// Returns a set of the fetched values (fast path).
     public func fetchSet(_ db: Database) throws -> Set<RowDecoder> {
-        try RowDecoder.fetchSet(makePreparedRequest(db, forSingleResult: false).statement)
+        let prepared = try makePreparedRequest(db, forSingleResult: false)
+        return try RowDecoder.fetchSet(prepared.statement, adapter: prepared.adapter)
     }
 }
 
 extension FetchRequest where RowDecoder: FetchableRecord {
     /// Returns a cursor over the fetched records.
     public func fetchCursor(_ db: Database) throws -> RecordCursor<RowDecoder> {
-        try RowDecoder.fetchCursor(makePreparedRequest(db, forSingleResult: false).statement)
+        let prepared = try makePreparedRequest(db, forSingleResult: false)
+        return try RowDecoder.fetchCursor(prepared.statement, adapter: prepared.adapter)
     }
 
     /// Returns an array of the fetched records.
     public func fetchAll(_ db: Database) throws -> [RowDecoder] {
-        try RowDecoder.fetchAll(makePreparedRequest(db, forSingleResult: false).statement)
+        let prepared = try makePreparedRequest(db, forSingleResult: false)
+        return try RowDecoder.fetchAll(prepared.statement, adapter: prepared.adapter)
     }
 
     /// Returns the first fetched record, if any.
     public func fetchOne(_ db: Database) throws -> RowDecoder? {
-        try RowDecoder.fetchOne(makePreparedRequest(db, forSingleResult: true).statement)
+        let prepared = try makePreparedRequest(db, forSingleResult: true)
+        return try RowDecoder.fetchOne(prepared.statement, adapter: prepared.adapter)
     }
 }
 
 extension FetchRequest where RowDecoder: FetchableRecord & Hashable {
     /// Returns a set of the fetched records.
     public func fetchSet(_ db: Database) throws -> Set<RowDecoder> {
-        try RowDecoder.fetchSet(makePreparedRequest(db, forSingleResult: false).statement)
+        let prepared = try makePreparedRequest(db, forSingleResult: false)
+        return try RowDecoder.fetchSet(prepared.statement, adapter: prepared.adapter)
     }
 }
 
@@ -218,22 +284,26 @@ extension Row {
     /// let rows = try Row.fetchCursor(db, Player.select(Column("name")))
     /// ```
     public static func fetchCursor(_ db: Database, _ request: some FetchRequest) throws -> RowCursor {
-        try fetchCursor(request.makePreparedRequest(db, forSingleResult: false).statement)
+        let prepared = try request.makePreparedRequest(db, forSingleResult: false)
+        return try fetchCursor(prepared.statement, adapter: prepared.adapter)
     }
 
     /// Returns an array of the rows of a request.
     public static func fetchAll(_ db: Database, _ request: some FetchRequest) throws -> [Row] {
-        try fetchAll(request.makePreparedRequest(db, forSingleResult: false).statement)
+        let prepared = try request.makePreparedRequest(db, forSingleResult: false)
+        return try fetchAll(prepared.statement, adapter: prepared.adapter)
     }
 
     /// Returns a set of the rows of a request.
     public static func fetchSet(_ db: Database, _ request: some FetchRequest) throws -> Set<Row> {
-        try fetchSet(request.makePreparedRequest(db, forSingleResult: false).statement)
+        let prepared = try request.makePreparedRequest(db, forSingleResult: false)
+        return try fetchSet(prepared.statement, adapter: prepared.adapter)
     }
 
     /// Returns the first row of a request, if any.
     public static func fetchOne(_ db: Database, _ request: some FetchRequest) throws -> Row? {
-        try fetchOne(request.makePreparedRequest(db, forSingleResult: true).statement)
+        let prepared = try request.makePreparedRequest(db, forSingleResult: true)
+        return try fetchOne(prepared.statement, adapter: prepared.adapter)
     }
 }
 
@@ -244,36 +314,42 @@ extension DatabaseValueConvertible {
     /// let maxScore = try Int.fetchOne(db, Player.select(max(Column("score"))))
     /// ```
     public static func fetchCursor(_ db: Database, _ request: some FetchRequest) throws -> DatabaseValueCursor<Self> {
-        try fetchCursor(request.makePreparedRequest(db, forSingleResult: false).statement)
+        let prepared = try request.makePreparedRequest(db, forSingleResult: false)
+        return try fetchCursor(prepared.statement, adapter: prepared.adapter)
     }
 
     /// Returns an array of the values of a request.
     public static func fetchAll(_ db: Database, _ request: some FetchRequest) throws -> [Self] {
-        try fetchAll(request.makePreparedRequest(db, forSingleResult: false).statement)
+        let prepared = try request.makePreparedRequest(db, forSingleResult: false)
+        return try fetchAll(prepared.statement, adapter: prepared.adapter)
     }
 
     /// Returns the first value of a request, if any and not NULL.
     public static func fetchOne(_ db: Database, _ request: some FetchRequest) throws -> Self? {
-        try fetchOne(request.makePreparedRequest(db, forSingleResult: true).statement)
+        let prepared = try request.makePreparedRequest(db, forSingleResult: true)
+        return try fetchOne(prepared.statement, adapter: prepared.adapter)
     }
 }
 
 extension DatabaseValueConvertible where Self: Hashable {
     /// Returns a set of the values of a request.
     public static func fetchSet(_ db: Database, _ request: some FetchRequest) throws -> Set<Self> {
-        try fetchSet(request.makePreparedRequest(db, forSingleResult: false).statement)
+        let prepared = try request.makePreparedRequest(db, forSingleResult: false)
+        return try fetchSet(prepared.statement, adapter: prepared.adapter)
     }
 }
 
 extension DatabaseValueConvertible where Self: StatementColumnConvertible {
     /// Returns a cursor over the values of a request (fast path).
     public static func fetchCursor(_ db: Database, _ request: some FetchRequest) throws -> FastDatabaseValueCursor<Self> {
-        try fetchCursor(request.makePreparedRequest(db, forSingleResult: false).statement)
+        let prepared = try request.makePreparedRequest(db, forSingleResult: false)
+        return try fetchCursor(prepared.statement, adapter: prepared.adapter)
     }
 
     /// Returns an array of the values of a request (fast path).
     public static func fetchAll(_ db: Database, _ request: some FetchRequest) throws -> [Self] {
-        try fetchAll(request.makePreparedRequest(db, forSingleResult: false).statement)
+        let prepared = try request.makePreparedRequest(db, forSingleResult: false)
+        return try fetchAll(prepared.statement, adapter: prepared.adapter)
     }
 }
 
@@ -284,23 +360,27 @@ extension FetchableRecord {
     /// let players = try Player.fetchAll(db, SQLRequest(sql: "SELECT * FROM player"))
     /// ```
     public static func fetchCursor(_ db: Database, _ request: some FetchRequest) throws -> RecordCursor<Self> {
-        try fetchCursor(request.makePreparedRequest(db, forSingleResult: false).statement)
+        let prepared = try request.makePreparedRequest(db, forSingleResult: false)
+        return try fetchCursor(prepared.statement, adapter: prepared.adapter)
     }
 
     /// Returns an array of the records of a request.
     public static func fetchAll(_ db: Database, _ request: some FetchRequest) throws -> [Self] {
-        try fetchAll(request.makePreparedRequest(db, forSingleResult: false).statement)
+        let prepared = try request.makePreparedRequest(db, forSingleResult: false)
+        return try fetchAll(prepared.statement, adapter: prepared.adapter)
     }
 
     /// Returns the first record of a request, if any.
     public static func fetchOne(_ db: Database, _ request: some FetchRequest) throws -> Self? {
-        try fetchOne(request.makePreparedRequest(db, forSingleResult: true).statement)
+        let prepared = try request.makePreparedRequest(db, forSingleResult: true)
+        return try fetchOne(prepared.statement, adapter: prepared.adapter)
     }
 }
 
 extension FetchableRecord where Self: Hashable {
     /// Returns a set of the records of a request.
     public static func fetchSet(_ db: Database, _ request: some FetchRequest) throws -> Set<Self> {
-        try fetchSet(request.makePreparedRequest(db, forSingleResult: false).statement)
+        let prepared = try request.makePreparedRequest(db, forSingleResult: false)
+        return try fetchSet(prepared.statement, adapter: prepared.adapter)
     }
 }

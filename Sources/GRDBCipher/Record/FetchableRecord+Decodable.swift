@@ -131,11 +131,14 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     }
 
     func contains(_ key: Key) -> Bool {
-        index(of: key) != nil
+        index(of: key) != nil || row.scopesTree[key.stringValue] != nil
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        guard let index = index(of: key) else { return true }
+        guard let index = index(of: key) else {
+            // A scope decodes as nil when all its values are NULL (the missing side of a left join).
+            return !(row.scopesTree[key.stringValue]?.containsNonNullValue ?? false)
+        }
         return row.databaseValueIsNull(at: index)
     }
 
@@ -200,12 +203,41 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try fastDecodeIfPresent(type, forKey: key) }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        guard let index = index(of: key), !row.databaseValueIsNull(at: index) else { return nil }
+        guard let index = index(of: key) else {
+            guard let scope = row.scopesTree[key.stringValue], scope.containsNonNullValue else { return nil }
+            return try decode(type, fromRow: scope)
+        }
+        if row.databaseValueIsNull(at: index) { return nil }
         return try decode(type, at: index, column: key.stringValue)
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try decode(type, at: requiredIndex(of: key, type), column: key.stringValue)
+        if let index = index(of: key) {
+            return try decode(type, at: index, column: key.stringValue)
+        }
+        // Not a column: a record in the scope of that name, or a record read from the same
+        // columns (`var book: Book` in a record of books and their authors).
+        if let scope = row.scopesTree[key.stringValue] {
+            return try decode(type, fromRow: scope)
+        }
+        let notFound = RowDecodingError.columnNotFound(key.stringValue, type: type, row: row, record: Record.self)
+        // (Never the record's own type: that would recurse forever.)
+        if T.self is any DatabaseValueConvertible.Type || T.self == Date.self || T.self == Data.self || T.self == Record.self {
+            throw notFound
+        }
+        do {
+            return try decode(type, fromRow: row)
+        } catch {
+            throw RowDecodingError(description: "\(notFound.description); decoding \(T.self) from the row's own columns failed too: \(error)")
+        }
+    }
+
+    /// Decodes a record from a whole row (a scope, or the row itself).
+    private func decode<T: Decodable>(_ type: T.Type, fromRow row: Row) throws -> T {
+        if let recordType = T.self as? any FetchableRecord.Type {
+            return try recordType.init(row: row) as! T
+        }
+        return try T(from: RowDecoder<Record>(row: row))
     }
 
     /// Decodes any `Decodable` value from a column: with the record's date and data strategies,

@@ -153,8 +153,8 @@ public final class RecordCursor<Record: FetchableRecord>: DatabaseCursor {
     /// The statement that feeds the cursor.
     public var statement: Statement { stepper.statement }
 
-    init(statement: Statement, arguments: StatementArguments?) throws {
-        stepper = try StatementStepper(statement: statement, arguments: arguments)
+    init(statement: Statement, arguments: StatementArguments?, adapter: (any RowAdapter)? = nil) throws {
+        stepper = try StatementStepper(statement: statement, arguments: arguments, adapter: adapter)
     }
 
     public func next() throws -> Record? {
@@ -171,33 +171,33 @@ extension FetchableRecord {
     /// ```swift
     /// let players = try Player.fetchCursor(db, sql: "SELECT * FROM player WHERE score > ?", arguments: [10])
     /// ```
-    public static func fetchCursor(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments()) throws -> RecordCursor<Self> {
-        try RecordCursor(statement: db.fetchStatement(sql: sql), arguments: arguments)
+    public static func fetchCursor(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> RecordCursor<Self> {
+        try RecordCursor(statement: db.fetchStatement(sql: sql), arguments: arguments, adapter: adapter)
     }
 
     /// Returns an array of records fetched from an SQL query.
-    public static func fetchAll(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments()) throws -> [Self] {
-        try fetchAll(db.fetchStatement(sql: sql), arguments: arguments)
+    public static func fetchAll(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> [Self] {
+        try fetchAll(db.fetchStatement(sql: sql), arguments: arguments, adapter: adapter)
     }
 
     /// Returns a set of records fetched from an SQL query.
-    public static func fetchSet(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments()) throws -> Set<Self> where Self: Hashable {
-        try fetchSet(db.fetchStatement(sql: sql), arguments: arguments)
+    public static func fetchSet(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> Set<Self> where Self: Hashable {
+        try fetchSet(db.fetchStatement(sql: sql), arguments: arguments, adapter: adapter)
     }
 
     /// Returns the first record fetched from an SQL query, if any.
-    public static func fetchOne(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments()) throws -> Self? {
-        try fetchOne(db.fetchStatement(sql: sql), arguments: arguments)
+    public static func fetchOne(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> Self? {
+        try fetchOne(db.fetchStatement(sql: sql), arguments: arguments, adapter: adapter)
     }
 
     /// Returns a cursor over records fetched from a prepared statement.
-    public static func fetchCursor(_ statement: Statement, arguments: StatementArguments? = nil) throws -> RecordCursor<Self> {
-        try RecordCursor(statement: statement, arguments: arguments)
+    public static func fetchCursor(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> RecordCursor<Self> {
+        try RecordCursor(statement: statement, arguments: arguments, adapter: adapter)
     }
 
     /// Returns an array of records fetched from a prepared statement.
-    public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil) throws -> [Self] {
-        let cursor = try RecordCursor<Self>(statement: statement, arguments: arguments)
+    public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> [Self] {
+        let cursor = try RecordCursor<Self>(statement: statement, arguments: arguments, adapter: adapter)
         var records: [Self] = []
         while let record = try cursor.next() {
             records.append(record)
@@ -206,9 +206,9 @@ extension FetchableRecord {
     }
 
     /// Returns a set of records fetched from a prepared statement.
-    public static func fetchSet(_ statement: Statement, arguments: StatementArguments? = nil) throws -> Set<Self> where Self: Hashable {
+    public static func fetchSet(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> Set<Self> where Self: Hashable {
         var records = Set<Self>()
-        let cursor = try RecordCursor<Self>(statement: statement, arguments: arguments)
+        let cursor = try RecordCursor<Self>(statement: statement, arguments: arguments, adapter: adapter)
         while let record = try cursor.next() {
             records.insert(record)
         }
@@ -216,8 +216,8 @@ extension FetchableRecord {
     }
 
     /// Returns the first record fetched from a prepared statement, if any.
-    public static func fetchOne(_ statement: Statement, arguments: StatementArguments? = nil) throws -> Self? {
-        try RecordCursor<Self>(statement: statement, arguments: arguments).next()
+    public static func fetchOne(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> Self? {
+        try RecordCursor<Self>(statement: statement, arguments: arguments, adapter: adapter).next()
     }
 }
 
