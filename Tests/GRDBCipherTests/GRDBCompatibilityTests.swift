@@ -108,6 +108,66 @@ struct GRDBCompatibilityTests {
         #expect(try playerNames(dbQueue) == ["Arthur", "Barbara"])
     }
 
+    @Test func queryInterfaceProgram() throws {
+        struct Team: Codable, FetchableRecord, PersistableRecord, Equatable {
+            var id: Int64
+            var name: String
+        }
+        struct Player: Codable, FetchableRecord, MutablePersistableRecord, Equatable {
+            var id: Int64?
+            var name: String
+            var score: Int
+            var teamId: Int64?
+            enum Columns {
+                static let name = Column(CodingKeys.name)
+                static let score = Column(CodingKeys.score)
+            }
+            mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+        }
+        struct PlayerInfo: Decodable, FetchableRecord {
+            var player: Player
+            var team: Team?
+        }
+        let dbQueue = try DatabaseQueue()
+        try dbQueue.write { db in
+            try db.create(table: "team") { t in
+                t.primaryKey("id", .integer)
+                t.column("name", .text).notNull().unique()
+            }
+            try db.create(table: "player") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("name", .text).notNull()
+                t.column("score", .integer).notNull().defaults(to: 0)
+                t.belongsTo("team")
+            }
+            try Team(id: 1, name: "Red").insert(db)
+            var arthur = Player(id: nil, name: "Arthur", score: 100, teamId: 1)
+            try arthur.insert(db)
+            var barbara = Player(id: nil, name: "Barbara", score: 300, teamId: nil)
+            try barbara.insert(db)
+            #expect(arthur.id == 1 && barbara.id == 2)
+
+            let best = try Player.order(Player.Columns.score.desc).fetchOne(db)
+            #expect(best?.name == "Barbara")
+            #expect(try Player.filter(Player.Columns.score > 150).fetchCount(db) == 1)
+            #expect(try Player.select(Player.Columns.name, as: String.self).order(Player.Columns.name).fetchAll(db) == ["Arthur", "Barbara"])
+            try Player.filter(Player.Columns.name == "Arthur").updateAll(db, Player.Columns.score += 10)
+            #expect(try Player.fetchOne(db, key: 1)?.score == 110)
+
+            let request = SQLRequest<PlayerInfo>(sql: "SELECT player.*, team.* FROM player LEFT JOIN team ON team.id = player.teamId ORDER BY player.id")
+                .adapted { db in
+                    let adapters = try splittingRowAdapters(columnCounts: [Player.numberOfSelectedColumns(db)])
+                    return ScopeAdapter(base: adapters[0], scopes: ["team": adapters[1]])
+                }
+            let infos = try request.fetchAll(db)
+            #expect(infos.map(\.player.name) == ["Arthur", "Barbara"])
+            #expect(infos.map(\.team) == [Team(id: 1, name: "Red"), nil])
+
+            #expect(try Player.filter(Player.Columns.score < 200).deleteAll(db) == 1)
+            #expect(try Player.fetchCount(db) == 1)
+        }
+    }
+
     @Test func asyncGRDBProgram() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("compat-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
