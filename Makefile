@@ -29,6 +29,7 @@ test-encrypted:
 
 demo: deps
 	$(SWIFT) run $(SWIFT_FLAGS) GRDBCipherDemo
+	SWIFT="$(SWIFT)" SWIFT_FLAGS="$(SWIFT_FLAGS)" ./scripts/cli-demo.sh
 
 clean:
 	rm -rf .build

@@ -6,6 +6,11 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "GRDBCipher", targets: ["GRDBCipher"]),
+        .executable(name: "grdbcipher", targets: ["grdbcipher"]),
+    ],
+    dependencies: [
+        // The command-line tool's only dependency.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         // The only place that names the SQLCipher library. Newer SQLCipher releases may install
@@ -23,9 +28,16 @@ let package = Package(
         .executableTarget(
             name: "GRDBCipherDemo",
             dependencies: ["GRDBCipher"]),
+        .executableTarget(
+            name: "grdbcipher",
+            dependencies: [
+                "GRDBCipher",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         .testTarget(
             name: "GRDBCipherTests",
-            dependencies: ["GRDBCipher", "CSQLCipher"]),
+            // grdbcipher: the CLI tests run the built executable.
+            dependencies: ["GRDBCipher", "CSQLCipher", "grdbcipher"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -76,13 +76,7 @@ extension Database {
         // the WAL would look damaged. Fold the WAL first; if another connection keeps it from
         // folding completely, skip that check (the verification below still catches a re-key
         // that SQLCipher did not complete).
-        var fileIsComplete = true
-        if try String.fetchOne(self, sql: "PRAGMA main.journal_mode")?.lowercased() == "wal" {
-            var logFrames: CInt = 0
-            var checkpointedFrames: CInt = 0
-            let code = sqlite3_wal_checkpoint_v2(handle, "main", SQLITE_CHECKPOINT_TRUNCATE, &logFrames, &checkpointedFrames)
-            fileIsComplete = code == SQLITE_OK && logFrames == checkpointedFrames
-        }
+        let fileIsComplete = try foldWAL()
 
         do {
             try executeInternal("BEGIN EXCLUSIVE TRANSACTION")
@@ -91,15 +85,7 @@ extension Database {
         }
         // SQLCipher stops a re-key at the first page it cannot decrypt, and reports success.
         // Look for damage first, while the exclusive lock keeps the file as it is.
-        var damage: [String] = []
-        if fileIsComplete {
-            do {
-                damage = try String.fetchAll(self, sql: "PRAGMA main.cipher_integrity_check")
-                    .filter { !$0.hasPrefix("HMAC is not enabled") }
-            } catch let error as DatabaseError {
-                damage = [error.message ?? "unreadable"]
-            }
-        }
+        let damage = fileIsComplete ? cipherIntegrityCheckRows() : []
         if !damage.isEmpty {
             try? rollback()
             throw refuse(.SQLITE_CORRUPT, "the file is damaged (cipher_integrity_check: \(damage.prefix(3).joined(separator: "; "))); the passphrase was not changed")

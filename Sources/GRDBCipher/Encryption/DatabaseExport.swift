@@ -239,7 +239,7 @@ struct DatabaseExporter {
         func fail(_ message: String) -> DatabaseError {
             DatabaseError(resultCode: .SQLITE_CORRUPT, message: "export: verification of the new file failed: \(message)")
         }
-        let problems = try db.integrityProblems()
+        let problems = try db.integrityAndCipherProblems()
         guard problems.isEmpty else { throw fail("integrity checks: \(problems.joined(separator: "; "))") }
         let rowCounts = try db.tableRowCounts()
         guard Set(rowCounts.keys) == Set(facts.rowCounts.keys) else { throw fail("the tables differ from the source's") }

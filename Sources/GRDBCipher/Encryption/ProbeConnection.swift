@@ -45,13 +45,10 @@ extension Database {
 
     /// Whether `integrity_check` is ok and, on an encrypted connection, `cipher_integrity_check`
     /// reports nothing. Returns the first problems otherwise.
-    func integrityProblems() throws -> [String] {
-        let integrity = try String.fetchAll(self, sql: "PRAGMA integrity_check")
-        if integrity != ["ok"] { return Array(integrity.prefix(3)) }
-        if isEncrypted {
-            return Array(try String.fetchAll(self, sql: "PRAGMA cipher_integrity_check").prefix(3))
-        }
-        return []
+    func integrityAndCipherProblems() throws -> [String] {
+        let integrity = try integrityProblems(maxErrors: 3)
+        if !integrity.isEmpty { return integrity }
+        return isEncrypted ? Array(cipherIntegrityCheckRows().prefix(3)) : []
     }
 
     /// Whether the schema can be read.

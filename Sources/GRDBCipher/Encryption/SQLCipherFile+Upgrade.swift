@@ -144,14 +144,14 @@ extension SQLCipherFile {
         guard try contentFingerprint(db) == expectedRowCounts else {
             throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "upgrade: the migrated copy does not hold the same rows as the original")
         }
-        guard try db.integrityProblems().isEmpty else {
+        guard try db.integrityAndCipherProblems().isEmpty else {
             throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "upgrade: the migrated copy fails its integrity checks")
         }
         return true
     }
 
     /// Syncs the new file and renames it over the old one; the old file's journal files go.
-    private static func replace(_ path: String, with workPath: String) throws {
+    static func replace(_ path: String, with workPath: String) throws {
         try fsyncPath(workPath)
         UpgradeTestHooks.beforeRename?()
         removeFileAndSidecars(path, keepingMainFile: true)

@@ -36,6 +36,8 @@ public struct SQLCipherFileInfo: Sendable, CustomStringConvertible {
     public var journalMode: String?
     /// The `user_version`, once the file was opened.
     public var userVersion: Int?
+    /// The number of rows of each table, once the file was opened.
+    public var tableRowCounts: [String: Int]?
     /// Why the file is not a database, when it is not.
     public var reason: String?
 
@@ -49,6 +51,12 @@ public struct SQLCipherFileInfo: Sendable, CustomStringConvertible {
         if let kdf = settings?.kdfIterations { lines.append("KDF iterations: \(kdf)") }
         if let journalMode { lines.append("journal mode: \(journalMode)") }
         if let userVersion { lines.append("user_version: \(userVersion)") }
+        if let tableRowCounts {
+            lines.append("tables: \(tableRowCounts.count)")
+            for (table, count) in tableRowCounts.sorted(by: { $0.key < $1.key }) {
+                lines.append("  \(table): \(count) row\(count == 1 ? "" : "s")")
+            }
+        }
         if let reason { lines.append("reason: \(reason)") }
         return lines.joined(separator: "\n")
     }
@@ -123,6 +131,12 @@ public enum SQLCipherFile {
         info.pageSize = try db.pragmaInteger("PRAGMA page_size")
         info.journalMode = try String.fetchOne(db, sql: "PRAGMA journal_mode")
         info.userVersion = try db.pragmaInteger("PRAGMA user_version")
+        do {
+            info.tableRowCounts = try db.tableRowCounts()
+        } catch let error as DatabaseError {
+            // Counting reads every page of every table: a damaged file shows here.
+            info.reason = info.reason ?? "the file opens, but its tables cannot be read (\(error.message ?? "SQLite error \(error.resultCode.rawValue)")): it is damaged"
+        }
         if let cipherPageSize = info.settings?.pageSize {
             info.pageSize = cipherPageSize
         }

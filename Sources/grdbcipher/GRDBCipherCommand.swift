@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import GRDBCipher
+
+/// `grdbcipher`: inspect, encrypt, decrypt, export, re-key, upgrade, verify and query
+/// SQLCipher database files.
+@main
+struct GRDBCipherCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "grdbcipher",
+        abstract: "Encrypt, decrypt, re-key, upgrade, inspect, verify and query SQLCipher databases.",
+        discussion: """
+            Keys are never given on the command line: they are asked on the terminal, or read \
+            from an environment variable (--passphrase-env NAME) or a file (--passphrase-file \
+            PATH, - for standard input).
+
+            Exit status: 0 ok, 1 failure, 2 usage error, 3 wrong key or not a database, \
+            4 integrity problems.
+            """,
+        subcommands: [
+            InspectCommand.self, EncryptCommand.self, DecryptCommand.self, ExportCommand.self,
+            RekeyCommand.self, UpgradeCommand.self, VerifyCommand.self, QueryCommand.self,
+        ])
+
+    /// Runs the command with our exit statuses: usage errors exit with 2 (ArgumentParser's
+    /// default is 64), and failures print one line, never a stack trace or a key.
+    static func main() {
+        let status: ExitStatus
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+            status = .ok
+        } catch let code as ExitCode {
+            // A command that printed its result and ends with a documented status.
+            Foundation.exit(code.rawValue)
+        } catch let failure as CLIFailure {
+            printError(failure.message)
+            status = failure.status
+        } catch let error as DatabaseError {
+            let failure = CLIFailure(error)
+            printError(failure.message)
+            status = failure.status
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                // --help, --version
+                print(fullMessage(for: error))
+                status = .ok
+            } else if code == .validationFailure {
+                printError(fullMessage(for: error).trimmingCharacters(in: .whitespacesAndNewlines), prefix: false)
+                status = .usage
+            } else {
+                printError(fullMessage(for: error))
+                status = .failure
+            }
+        }
+        Foundation.exit(status.rawValue)
+    }
+}

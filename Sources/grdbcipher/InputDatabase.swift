@@ -1,0 +1,55 @@
+import Foundation
+import GRDBCipher
+
+/// A database file a command reads: what it is, and how to open it.
+struct InputDatabase {
+    let path: String
+    let info: SQLCipherFileInfo
+    /// The key, for an encrypted file.
+    let key: CipherKey?
+    /// The settings that open an encrypted file with its key.
+    let settings: CipherSettings
+
+    var isEncrypted: Bool { info.content == .encrypted }
+
+    /// Inspects the file and, when it is encrypted, reads its key (from the options, or on the
+    /// terminal) and checks that it opens it.
+    ///
+    /// - Throws: status 3 when the file is not a database or the key does not open it.
+    static func resolve(path: String, keyOptions: KeyOptions, cipherOptions: InputCipherOptions) throws -> InputDatabase {
+        try Paths.requireInput(path)
+        let inputSettings = try cipherOptions.settings()
+        let shape = try SQLCipherFile.inspect(atPath: path)
+        switch shape.content {
+        case .notADatabase:
+            throw CLIFailure(.keyOrNotADatabase, "not a database: \(path)" + (shape.reason.map { " (\($0))" } ?? ""))
+        case .empty:
+            throw CLIFailure(.keyOrNotADatabase, "empty file, not a database: \(path)")
+        case .plaintext:
+            if keyOptions.source.isGiven {
+                printNote("\(path) is a plaintext SQLite database: the key is not used")
+            }
+            return InputDatabase(path: path, info: shape, key: nil, settings: CipherSettings())
+        case .encrypted:
+            break
+        }
+        let key = try keyOptions.source.readKey(confirm: false, for: path).key
+        let info = try SQLCipherFile.inspect(atPath: path, key: key, settings: inputSettings)
+        guard info.keyOpensFile == true else {
+            throw CLIFailure(.keyOrNotADatabase, "the key does not open \(path): wrong key, or cipher settings other than SQLCipher 1 to 4 defaults (see --in-page-size, --in-kdf-iter, --in-plaintext-header)")
+        }
+        let settings = inputSettings ?? info.sqlcipherFormat.map { CipherSettings(compatibility: $0) } ?? info.settings ?? CipherSettings()
+        return InputDatabase(path: path, info: info, key: key, settings: settings)
+    }
+
+    /// Opens the file. `readonly` connections cannot change it.
+    func open(readonly: Bool) throws -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.readonly = readonly
+        if let key {
+            let settings = self.settings
+            configuration.prepareDatabase { db in try db.use(key, settings: settings) }
+        }
+        return try DatabaseQueue(path: path, configuration: configuration)
+    }
+}
