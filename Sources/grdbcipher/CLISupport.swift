@@ -124,3 +124,8 @@ enum Paths {
 func printResult(_ line: String, quiet: Bool = false) {
     if !quiet { print(line) }
 }
+
+/// "1 table", "3 tables".
+func counted(_ count: Int, _ noun: String) -> String {
+    "\(count) \(noun)\(count == 1 ? "" : "s")"
+}

@@ -33,6 +33,6 @@ struct DecryptCommand: ParsableCommand {
         let source = try database.open(readonly: true)
         defer { try? source.close() }
         let report = try Export.run(source, to: output, key: nil, settings: CipherSettings(), force: force, quiet: quiet, label: "decrypting")
-        printResult("decrypted \(input) into \(output): \(report.tableCount) tables, \(report.rowCount) rows", quiet: quiet)
+        printResult("decrypted \(input) into \(output): \(counted(report.tableCount, "table")), \(counted(report.rowCount, "row"))", quiet: quiet)
     }
 }

@@ -39,7 +39,7 @@ struct EncryptCommand: ParsableCommand {
         let source = try InputDatabase(path: input, info: info, key: nil, settings: CipherSettings()).open(readonly: true)
         defer { try? source.close() }
         let report = try Export.run(source, to: output, key: key.key, settings: settings, force: force, quiet: quiet, label: "encrypting")
-        printResult("encrypted \(input) into \(output): \(report.tableCount) tables, \(report.rowCount) rows, SQLCipher \(target.format ?? 4)", quiet: quiet)
+        printResult("encrypted \(input) into \(output): \(counted(report.tableCount, "table")), \(counted(report.rowCount, "row")), SQLCipher \(target.format ?? 4)", quiet: quiet)
     }
 }
 

@@ -38,6 +38,6 @@ struct ExportCommand: ParsableCommand {
         let source = try database.open(readonly: true)
         defer { try? source.close() }
         let report = try Export.run(source, to: output, key: newKey.key, settings: settings, force: force, quiet: quiet, label: "exporting")
-        printResult("exported \(input) into \(output): \(report.tableCount) tables, \(report.rowCount) rows, SQLCipher \(target.format ?? 4)", quiet: quiet)
+        printResult("exported \(input) into \(output): \(counted(report.tableCount, "table")), \(counted(report.rowCount, "row")), SQLCipher \(target.format ?? 4)", quiet: quiet)
     }
 }

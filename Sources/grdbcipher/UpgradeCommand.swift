@@ -37,7 +37,7 @@ struct UpgradeCommand: ParsableCommand {
             let source = try database.open(readonly: true)
             defer { try? source.close() }
             let report = try Export.run(source, to: output, key: key, settings: .sqlcipher4, force: force, quiet: quiet, label: "upgrading")
-            printResult("upgraded \(file) (\(previous)) into \(output) (SQLCipher 4): \(report.tableCount) tables, \(report.rowCount) rows", quiet: quiet)
+            printResult("upgraded \(file) (\(previous)) into \(output) (SQLCipher 4): \(counted(report.tableCount, "table")), \(counted(report.rowCount, "row"))", quiet: quiet)
             return
         }
         let inputSettings = try cipherOptions.settings()
