@@ -143,9 +143,20 @@ struct CommandLineToolTests {
             #expect(!FileManager.default.fileExists(atPath: directory.path("plain.db")))
         }
 
-        // Rekey in place: the new key opens the file, the old one no longer does.
+        // Export to SQLCipher 4 defaults with another key.
         let newKey = ["--new-passphrase-env", "GRDBCIPHER_TEST_NEW_KEY"]
         let environment = ["GRDBCIPHER_TEST_NEW_KEY": "a brand new passphrase"]
+        let export = try grdbcipher(["export", file, "exported.db"] + options + newKey, in: directory, environment: environment)
+        if fixture.isReadable {
+            #expect(export.status == 0, "\(export.stderr)")
+            let count = try grdbcipher(["query", "exported.db", "SELECT COUNT(*) AS n FROM filler", "--format", "csv", "--passphrase-env", "GRDBCIPHER_TEST_NEW_KEY"], in: directory, environment: environment)
+            #expect(count.stdout == "n\r\n40\r\n", "\(count.stderr)")
+        } else {
+            #expect(export.status != 0)
+            #expect(!FileManager.default.fileExists(atPath: directory.path("exported.db")))
+        }
+
+        // Rekey in place: the new key opens the file, the old one no longer does.
         let rekey = try grdbcipher(["rekey", file] + options + newKey, in: directory, environment: environment)
         if fixture.expect.rekey == "yes" {
             #expect(rekey.status == 0, "\(rekey.stderr)")
