@@ -127,15 +127,17 @@ enum Terminal {
             throw CLIFailure.usage("cannot open the terminal to ask for the key")
         }
         defer { close(fd) }
+        // TCSANOW, not TCSAFLUSH: a passphrase typed (or pasted) before the prompt appears is
+        // kept, not discarded.
         var original = termios()
         let canHideEcho = tcgetattr(fd, &original) == 0
         if canHideEcho {
             var silent = original
             silent.c_lflag &= ~tcflag_t(ECHO)
-            tcsetattr(fd, TCSAFLUSH, &silent)
+            tcsetattr(fd, TCSANOW, &silent)
         }
         defer {
-            if canHideEcho { tcsetattr(fd, TCSAFLUSH, &original) }
+            if canHideEcho { tcsetattr(fd, TCSANOW, &original) }
             _ = write(fd, "\n", 1)
         }
         _ = prompt.withCString { write(fd, $0, strlen($0)) }

@@ -10,12 +10,18 @@ private struct Run {
 }
 
 /// Runs the built `grdbcipher` executable (beside the test bundle) in `directory`, with
-/// standard input from `input` (a pipe: never a terminal).
-private func grdbcipher(_ arguments: [String], in directory: TemporaryDirectory, environment: [String: String] = [:], input: Data = Data()) throws -> Run {
+/// standard input from `input` (a pipe: never a terminal), or the `wrapper` command line.
+private func grdbcipher(_ arguments: [String], in directory: TemporaryDirectory, environment: [String: String] = [:], input: Data = Data(), through wrapper: [String]? = nil) throws -> Run {
     let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("grdbcipher")
     let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
+    if let wrapper {
+        // Another program runs the command (a pseudo-terminal).
+        process.executableURL = URL(fileURLWithPath: wrapper[0])
+        process.arguments = Array(wrapper.dropFirst())
+    } else {
+        process.executableURL = executable
+        process.arguments = arguments
+    }
     process.currentDirectoryURL = directory.url
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
@@ -316,6 +322,30 @@ struct CommandLineToolTests {
             #expect(help.status == 0)
             #expect(help.stdout.contains("grdbcipher \(command) "), "\(command) --help has no example")
         }
+    }
+
+    /// On a terminal (a pseudo-terminal from util-linux's `script`): the new passphrase is
+    /// asked twice, and the progress bar is drawn.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+    func terminalPromptAndProgressBar() throws {
+        let directory = try TemporaryDirectory()
+        let plain = try FixtureManifest.shared.fixtures.first { $0.format == "plaintext" }!.copy(into: directory)
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("grdbcipher").path
+        func onTerminal(_ command: String, typing: String) throws -> Run {
+            try grdbcipher([], in: directory, input: Data(typing.utf8), through: ["/usr/bin/script", "-qec", command, "/dev/null"])
+        }
+        let typed = try onTerminal("\(executable) encrypt \(plain) typed.db; echo status=$?", typing: "typed secret\ntyped secret\n")
+        #expect(typed.stdout.contains("Passphrase for typed.db:"))
+        #expect(typed.stdout.contains("Repeat the passphrase:"))
+        #expect(typed.stdout.contains("encrypting [##############################] 100%"))
+        #expect(typed.stdout.contains("status=0"), "\(typed.stdout)")
+        let check = try grdbcipher(["inspect", "typed.db", "--passphrase-env", "TYPED"], in: directory, environment: ["TYPED": "typed secret"])
+        #expect(check.status == 0 && check.stdout.contains("format: SQLCipher 4"))
+
+        let mismatch = try onTerminal("\(executable) encrypt \(plain) mismatch.db; echo status=$?", typing: "one\ntwo\n")
+        #expect(mismatch.stdout.contains("the two passphrases differ"))
+        #expect(mismatch.stdout.contains("status=2"))
+        #expect(!FileManager.default.fileExists(atPath: directory.path("mismatch.db")))
     }
 
     @Test func queryFormats() throws {
