@@ -173,107 +173,95 @@ extension AdaptedFetchRequest: Sendable where Base: Sendable {}
 
 // MARK: - Fetching
 
+// Requests fetch through the static methods below, which run the prepared statement with its
+// adapter.
+
 extension FetchRequest where RowDecoder == Row {
     /// Returns a cursor over the fetched rows.
     public func fetchCursor(_ db: Database) throws -> RowCursor {
-        let prepared = try makePreparedRequest(db, forSingleResult: false)
-        return try Row.fetchCursor(prepared.statement, adapter: prepared.adapter)
+        try Row.fetchCursor(db, self)
     }
 
     /// Returns an array of the fetched rows.
     public func fetchAll(_ db: Database) throws -> [Row] {
-        let prepared = try makePreparedRequest(db, forSingleResult: false)
-        return try Row.fetchAll(prepared.statement, adapter: prepared.adapter)
+        try Row.fetchAll(db, self)
     }
 
     /// Returns a set of the fetched rows.
     public func fetchSet(_ db: Database) throws -> Set<Row> {
-        let prepared = try makePreparedRequest(db, forSingleResult: false)
-        return try Row.fetchSet(prepared.statement, adapter: prepared.adapter)
+        try Row.fetchSet(db, self)
     }
 
     /// Returns the first fetched row, if any.
     public func fetchOne(_ db: Database) throws -> Row? {
-        let prepared = try makePreparedRequest(db, forSingleResult: true)
-        return try Row.fetchOne(prepared.statement, adapter: prepared.adapter)
+        try Row.fetchOne(db, self)
     }
 }
 
 extension FetchRequest where RowDecoder: DatabaseValueConvertible {
     /// Returns a cursor over the fetched values.
     public func fetchCursor(_ db: Database) throws -> DatabaseValueCursor<RowDecoder> {
-        let prepared = try makePreparedRequest(db, forSingleResult: false)
-        return try RowDecoder.fetchCursor(prepared.statement, adapter: prepared.adapter)
+        try RowDecoder.fetchCursor(db, self)
     }
 
     /// Returns an array of the fetched values.
     public func fetchAll(_ db: Database) throws -> [RowDecoder] {
-        let prepared = try makePreparedRequest(db, forSingleResult: false)
-        return try RowDecoder.fetchAll(prepared.statement, adapter: prepared.adapter)
+        try RowDecoder.fetchAll(db, self)
     }
 
     /// Returns the first fetched value, if any and not NULL.
     public func fetchOne(_ db: Database) throws -> RowDecoder? {
-        let prepared = try makePreparedRequest(db, forSingleResult: true)
-        return try RowDecoder.fetchOne(prepared.statement, adapter: prepared.adapter)
+        try RowDecoder.fetchOne(db, self)
     }
 }
 
 extension FetchRequest where RowDecoder: DatabaseValueConvertible & Hashable {
     /// Returns a set of the fetched values.
     public func fetchSet(_ db: Database) throws -> Set<RowDecoder> {
-        let prepared = try makePreparedRequest(db, forSingleResult: false)
-        return try RowDecoder.fetchSet(prepared.statement, adapter: prepared.adapter)
+        try RowDecoder.fetchSet(db, self)
     }
 }
 
 extension FetchRequest where RowDecoder: DatabaseValueConvertible & StatementColumnConvertible {
     /// Returns a cursor over the fetched values (fast path).
     public func fetchCursor(_ db: Database) throws -> FastDatabaseValueCursor<RowDecoder> {
-        let prepared = try makePreparedRequest(db, forSingleResult: false)
-        return try RowDecoder.fetchCursor(prepared.statement, adapter: prepared.adapter)
+        try RowDecoder.fetchCursor(db, self)
     }
 
     /// Returns an array of the fetched values (fast path).
     public func fetchAll(_ db: Database) throws -> [RowDecoder] {
-        let prepared = try makePreparedRequest(db, forSingleResult: false)
-        return try RowDecoder.fetchAll(prepared.statement, adapter: prepared.adapter)
+        try RowDecoder.fetchAll(db, self)
     }
 }
 
 extension FetchRequest where RowDecoder: DatabaseValueConvertible & StatementColumnConvertible & Hashable {
     /// Returns a set of the fetched values (fast path).
     public func fetchSet(_ db: Database) throws -> Set<RowDecoder> {
-        let prepared = try makePreparedRequest(db, forSingleResult: false)
-        return try RowDecoder.fetchSet(prepared.statement, adapter: prepared.adapter)
+        try RowDecoder.fetchSet(db, self)
     }
 }
 
 extension FetchRequest where RowDecoder: FetchableRecord {
     /// Returns a cursor over the fetched records.
     public func fetchCursor(_ db: Database) throws -> RecordCursor<RowDecoder> {
-        let prepared = try makePreparedRequest(db, forSingleResult: false)
-        return try RowDecoder.fetchCursor(prepared.statement, adapter: prepared.adapter)
+        try RowDecoder.fetchCursor(db, self)
     }
 
     /// Returns an array of the fetched records.
     public func fetchAll(_ db: Database) throws -> [RowDecoder] {
-        let prepared = try makePreparedRequest(db, forSingleResult: false)
-        return try RowDecoder.fetchAll(prepared.statement, adapter: prepared.adapter)
+        try RowDecoder.fetchAll(db, self)
     }
 
     /// Returns the first fetched record, if any.
     public func fetchOne(_ db: Database) throws -> RowDecoder? {
-        let prepared = try makePreparedRequest(db, forSingleResult: true)
-        return try RowDecoder.fetchOne(prepared.statement, adapter: prepared.adapter)
+        try RowDecoder.fetchOne(db, self)
     }
 }
 
 extension FetchRequest where RowDecoder: FetchableRecord & Hashable {
     /// Returns a set of the fetched records.
     public func fetchSet(_ db: Database) throws -> Set<RowDecoder> {
-        let prepared = try makePreparedRequest(db, forSingleResult: false)
-        return try RowDecoder.fetchSet(prepared.statement, adapter: prepared.adapter)
+        try RowDecoder.fetchSet(db, self)
     }
 }
 
