@@ -106,15 +106,19 @@ enum Paths {
         }
     }
 
-    /// Fails when `path` exists and `force` is not set.
-    static func requireFreeOutput(_ path: String, force: Bool) throws {
-        if FileManager.default.fileExists(atPath: path) && !force {
-            throw CLIFailure(.failure, "the output file exists: \(path) (use --force to replace it)")
+    /// Fails when `output` is the input file, or exists and `force` is not set. `hint` says
+    /// what to do instead of writing over the input.
+    static func requireOutput(_ output: String, besides input: String, force: Bool, hint: String? = nil) throws {
+        if same(input, output) {
+            throw CLIFailure.usage("the output is the input file" + (hint.map { ": \($0)" } ?? ""))
+        }
+        if FileManager.default.fileExists(atPath: output) && !force {
+            throw CLIFailure(.failure, "the output file exists: \(output) (use --force to replace it)")
         }
     }
 
     /// Whether two paths name the same file.
-    static func same(_ lhs: String, _ rhs: String) -> Bool {
+    private static func same(_ lhs: String, _ rhs: String) -> Bool {
         URL(fileURLWithPath: lhs).standardizedFileURL.resolvingSymlinksInPath().path
             == URL(fileURLWithPath: rhs).standardizedFileURL.resolvingSymlinksInPath().path
     }

@@ -23,9 +23,9 @@ struct DecryptCommand: ParsableCommand {
     @Flag(help: "Print nothing but errors.") var quiet = false
 
     func run() throws {
+        // Paths first, so that no key is asked for a command that cannot run.
         try Paths.requireInput(input)
-        try Paths.requireFreeOutput(output, force: force)
-        if Paths.same(input, output) { throw CLIFailure.usage("the output is the input file") }
+        try Paths.requireOutput(output, besides: input, force: force)
         let database = try InputDatabase.resolve(path: input, keyOptions: keyOptions, cipherOptions: cipherOptions)
         guard database.isEncrypted else {
             throw CLIFailure(.failure, "\(input) is not encrypted: there is nothing to decrypt")

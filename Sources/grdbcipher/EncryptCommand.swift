@@ -26,8 +26,7 @@ struct EncryptCommand: ParsableCommand {
 
     func run() throws {
         try Paths.requireInput(input)
-        try Paths.requireFreeOutput(output, force: force)
-        if Paths.same(input, output) { throw CLIFailure.usage("the output is the input file") }
+        try Paths.requireOutput(output, besides: input, force: force)
         let info = try SQLCipherFile.inspect(atPath: input)
         switch info.content {
         case .plaintext: break

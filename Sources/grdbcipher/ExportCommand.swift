@@ -26,9 +26,9 @@ struct ExportCommand: ParsableCommand {
     @Flag(help: "Print nothing but errors.") var quiet = false
 
     func run() throws {
+        // Paths first, so that no key is asked for a command that cannot run.
         try Paths.requireInput(input)
-        try Paths.requireFreeOutput(output, force: force)
-        if Paths.same(input, output) { throw CLIFailure.usage("the output is the input file: use rekey to change a file in place") }
+        try Paths.requireOutput(output, besides: input, force: force, hint: "use rekey to change a file in place")
         if keyOptions.file == "-" && newKeyOptions.file == "-" {
             throw CLIFailure.usage("only one key can come from standard input")
         }

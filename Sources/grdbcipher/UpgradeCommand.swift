@@ -25,8 +25,7 @@ struct UpgradeCommand: ParsableCommand {
 
     func run() throws {
         if let output {
-            try Paths.requireFreeOutput(output, force: force)
-            if Paths.same(file, output) { throw CLIFailure.usage("the output is the input file: leave --output out to upgrade in place") }
+            try Paths.requireOutput(output, besides: file, force: force, hint: "leave --output out to upgrade in place")
         }
         let database = try InputDatabase.resolve(path: file, keyOptions: keyOptions, cipherOptions: cipherOptions)
         guard let key = database.key else {
