@@ -42,7 +42,10 @@ struct InspectCommand: ParsableCommand {
         if json {
             print(try Self.json(info))
         } else {
-            print(Self.text(info))
+            print(info.description)
+            if info.content == .encrypted && info.keyOpensFile == nil {
+                print("key: not given (give one to see the format and the tables)")
+            }
         }
         switch info.content {
         case .notADatabase, .empty:
@@ -51,46 +54,6 @@ struct InspectCommand: ParsableCommand {
             if info.keyOpensFile == false { throw ExitCode(ExitStatus.keyOrNotADatabase.rawValue) }
             if info.reason != nil { throw ExitCode(ExitStatus.integrityProblems.rawValue) }
         }
-    }
-
-    static func text(_ info: SQLCipherFileInfo) -> String {
-        var lines: [String] = []
-        switch info.content {
-        case .plaintext: lines.append("\(info.path): plaintext SQLite database")
-        case .encrypted: lines.append("\(info.path): SQLCipher-encrypted database" + (info.hasPlaintextHeader ? " (plaintext header)" : ""))
-        case .empty: lines.append("\(info.path): empty file (not a database)")
-        case .notADatabase: lines.append("\(info.path): not a database")
-        }
-        lines.append("size: \(info.fileSize) bytes")
-        if let keyOpensFile = info.keyOpensFile {
-            lines.append("key opens the file: \(keyOpensFile ? "yes" : "no")")
-        } else if info.content == .encrypted {
-            lines.append("key: not given (give one to see the format and the tables)")
-        }
-        if let format = info.sqlcipherFormat {
-            lines.append("format: SQLCipher \(format)")
-        } else if info.keyOpensFile == true {
-            lines.append("format: custom settings")
-        }
-        if let settings = info.settings {
-            if let pageSize = settings.pageSize { lines.append("cipher page size: \(pageSize)") }
-            if let kdf = settings.kdfAlgorithm { lines.append("KDF: \(kdf.rawValue), \(settings.kdfIterations.map(String.init) ?? "?") iterations") }
-            else if let iterations = settings.kdfIterations { lines.append("KDF iterations: \(iterations)") }
-            if settings.usesHMAC == false { lines.append("HMAC: none") }
-            else if let hmac = settings.hmacAlgorithm { lines.append("HMAC: \(hmac.rawValue)") }
-        }
-        if let pageSize = info.pageSize, info.settings?.pageSize == nil { lines.append("page size: \(pageSize)") }
-        if let journalMode = info.journalMode { lines.append("journal mode: \(journalMode)") }
-        if let userVersion = info.userVersion { lines.append("user_version: \(userVersion)") }
-        if let tables = info.tableRowCounts {
-            lines.append("tables: \(tables.count)")
-            let width = tables.keys.map(\.count).max() ?? 0
-            for (table, count) in tables.sorted(by: { $0.key < $1.key }) {
-                lines.append("  " + table.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(count) row\(count == 1 ? "" : "s")")
-            }
-        }
-        if let reason = info.reason { lines.append("note: \(reason)") }
-        return lines.joined(separator: "\n")
     }
 
     static func json(_ info: SQLCipherFileInfo) throws -> String {

@@ -41,23 +41,56 @@ public struct SQLCipherFileInfo: Sendable, CustomStringConvertible {
     /// Why the file is not a database, when it is not.
     public var reason: String?
 
+    /// A report for people, one fact per line: what the file is, its size, and with a key that
+    /// opens it, its format, cipher settings, journal mode, `user_version` and tables.
+    ///
+    /// ```
+    /// app.db: SQLCipher-encrypted database
+    /// size: 36864 bytes
+    /// key opens the file: yes
+    /// format: SQLCipher 4
+    /// ...
+    /// ```
     public var description: String {
-        var lines = ["\(path): \(content.rawValue), \(fileSize) bytes"]
-        if hasPlaintextHeader && content == .encrypted { lines.append("plaintext header: yes") }
+        var lines: [String] = []
+        switch content {
+        case .plaintext: lines.append("\(path): plaintext SQLite database")
+        case .encrypted: lines.append("\(path): SQLCipher-encrypted database" + (hasPlaintextHeader ? " (plaintext header)" : ""))
+        case .empty: lines.append("\(path): empty file (not a database)")
+        case .notADatabase: lines.append("\(path): not a database")
+        }
+        lines.append("size: \(fileSize) bytes")
         if let keyOpensFile { lines.append("key opens the file: \(keyOpensFile ? "yes" : "no")") }
-        if let sqlcipherFormat { lines.append("format: SQLCipher \(sqlcipherFormat)") }
-        else if keyOpensFile == true { lines.append("format: custom settings") }
-        if let pageSize { lines.append("page size: \(pageSize)") }
-        if let kdf = settings?.kdfIterations { lines.append("KDF iterations: \(kdf)") }
+        if let sqlcipherFormat {
+            lines.append("format: SQLCipher \(sqlcipherFormat)")
+        } else if keyOpensFile == true {
+            lines.append("format: custom settings")
+        }
+        if let settings {
+            if let pageSize = settings.pageSize { lines.append("cipher page size: \(pageSize)") }
+            if let kdf = settings.kdfAlgorithm {
+                lines.append("KDF: \(kdf.rawValue), \(settings.kdfIterations.map(String.init) ?? "?") iterations")
+            } else if let iterations = settings.kdfIterations {
+                lines.append("KDF iterations: \(iterations)")
+            }
+            if settings.usesHMAC == false {
+                lines.append("HMAC: none")
+            } else if let hmac = settings.hmacAlgorithm {
+                lines.append("HMAC: \(hmac.rawValue)")
+            }
+        }
+        if let pageSize, settings?.pageSize == nil { lines.append("page size: \(pageSize)") }
         if let journalMode { lines.append("journal mode: \(journalMode)") }
         if let userVersion { lines.append("user_version: \(userVersion)") }
         if let tableRowCounts {
             lines.append("tables: \(tableRowCounts.count)")
+            let width = tableRowCounts.keys.map(\.count).max() ?? 0
             for (table, count) in tableRowCounts.sorted(by: { $0.key < $1.key }) {
-                lines.append("  \(table): \(count) row\(count == 1 ? "" : "s")")
+                let name = table.padding(toLength: width, withPad: " ", startingAt: 0)
+                lines.append("  \(name)  \(count) row\(count == 1 ? "" : "s")")
             }
         }
-        if let reason { lines.append("reason: \(reason)") }
+        if let reason { lines.append("note: \(reason)") }
         return lines.joined(separator: "\n")
     }
 }
