@@ -24,14 +24,7 @@ extension SQLCipherFile {
         progress: (@Sendable (DatabaseExportProgress) -> Void)? = nil) throws
     {
         let info = try inspect(atPath: path, key: key, settings: inputSettings)
-        switch info.content {
-        case .plaintext:
-            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "rekey: the file is a plaintext SQLite database; encrypt it with exportDatabase")
-        case .empty, .notADatabase:
-            throw DatabaseError(resultCode: .SQLITE_NOTADB, message: "rekey: the file is not an SQLCipher database")
-        case .encrypted:
-            break
-        }
+        try info.requireSQLCipherDatabase(for: "rekey")
         guard info.keyOpensFile == true, var settings = info.settings else {
             throw DatabaseError(resultCode: .SQLITE_NOTADB, message: "rekey: the key does not open the file (wrong key, or not an SQLCipher database)")
         }

@@ -50,14 +50,7 @@ extension SQLCipherFile {
         prepareLegacyConnection: (@Sendable (Database) throws -> Void)? = nil) throws -> SQLCipherUpgradeReport
     {
         let info = try inspect(atPath: path, key: key)
-        switch info.content {
-        case .plaintext:
-            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "upgrade: the file is a plaintext SQLite database; encrypt it with exportDatabase")
-        case .empty, .notADatabase:
-            throw DatabaseError(resultCode: .SQLITE_NOTADB, message: "upgrade: the file is not an SQLCipher database")
-        case .encrypted:
-            break
-        }
+        try info.requireSQLCipherDatabase(for: "upgrade")
         if info.sqlcipherFormat == 4 {
             return SQLCipherUpgradeReport(previousFormat: 4, method: .alreadyCurrent)
         }

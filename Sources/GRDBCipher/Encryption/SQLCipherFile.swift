@@ -176,6 +176,21 @@ public enum SQLCipherFile {
     }
 }
 
+extension SQLCipherFileInfo {
+    /// Refuses a plaintext database (`SQLITE_MISUSE`) and a file that is not a database
+    /// (`SQLITE_NOTADB`), for the file operations that need an SQLCipher database.
+    func requireSQLCipherDatabase(for operation: String) throws {
+        switch content {
+        case .plaintext:
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "\(operation): the file is a plaintext SQLite database; encrypt it with exportDatabase")
+        case .empty, .notADatabase:
+            throw DatabaseError(resultCode: .SQLITE_NOTADB, message: "\(operation): the file is not an SQLCipher database")
+        case .encrypted:
+            break
+        }
+    }
+}
+
 extension CipherSettings {
     /// Whether the settings are exactly one of the standard formats.
     var isStandardFormat: Bool {
