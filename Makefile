@@ -38,8 +38,14 @@ clean:
 fixtures: deps
 	python3 Fixtures/generate.py
 
-# Benchmarks (release build), in the sibling Benchmarks/ package.
+# Benchmarks (release build), in the sibling Benchmarks/ package: GRDBCipher and raw SQLCipher C
+# in one process, GRDB 7.10 and raw C on the system's SQLite in another, interleaved. Writes the
+# table into docs/Performance.md and benchmark-results/latest.md. BENCH_ROUNDS=3 for a quick run.
+BENCH_ROUNDS ?= 7
 bench: deps
-	cd Benchmarks && $(SWIFT) build -c release
-	cd Benchmarks && .build/release/PoolBenchmark
-	cd Benchmarks && .build/release/RecordBenchmark
+	@./scripts/bench-deps.sh
+	cd Benchmarks && $(SWIFT) build -c release $(SWIFT_FLAGS)
+	@mkdir -p benchmark-results
+	Benchmarks/.build/release/BenchmarkDriver --rounds $(BENCH_ROUNDS) \
+		--swift-version "$$($(SWIFT) --version 2>&1 | head -n 1)" \
+		--output benchmark-results/latest.md --update-doc docs/Performance.md

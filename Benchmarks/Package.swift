@@ -2,26 +2,42 @@
 import PackageDescription
 
 // Benchmarks, beside the library so that its test build stays lean. Run with `make bench`.
+//
+// Two SQLite builds never share a process: `SQLCipherBenchmarks` links SQLCipher (GRDBCipher and
+// the raw C baseline), `GRDBBenchmarks` links the system's SQLite (GRDB 7.10 and the raw C
+// baseline on that library). Both compile the same workload sources (symbolic links), so that
+// GRDB and GRDBCipher run the very same code with only the import changed. `BenchmarkDriver`
+// runs them side by side, interleaved, and writes the table of docs/Performance.md.
 let package = Package(
     name: "GRDBCipherBenchmarks",
     platforms: [.macOS(.v13)],
     dependencies: [
         .package(name: "GRDBCipher", path: ".."),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
         .systemLibrary(name: "CRawSQLCipher", pkgConfig: "sqlcipher"),
+        .systemLibrary(name: "CRawSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // The measuring loop both benchmark executables serve; no SQLite in it.
+        .target(name: "BenchmarkSupport"),
         .executableTarget(
-            name: "PoolBenchmark",
+            name: "SQLCipherBenchmarks",
             dependencies: [
+                "BenchmarkSupport",
                 "CRawSQLCipher",
                 .product(name: "GRDBCipher", package: "GRDBCipher"),
+            ],
+            swiftSettings: [.define("SQLCIPHER")]),
+        .executableTarget(
+            name: "GRDBBenchmarks",
+            dependencies: [
+                "BenchmarkSupport",
+                "CRawSQLite",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .executableTarget(
-            name: "RecordBenchmark",
-            dependencies: [
-                "CRawSQLCipher",
-                .product(name: "GRDBCipher", package: "GRDBCipher"),
-            ]),
+            name: "BenchmarkDriver",
+            dependencies: ["BenchmarkSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -121,8 +121,40 @@ public struct StatementArguments: Hashable, Sendable {
 }
 
 extension StatementArguments: ExpressibleByArrayLiteral {
+    // Inlinable, so that the array of the literal can live on the caller's stack: converting
+    // and destroying its elements is then inline code instead of the runtime's generic value
+    // witnesses (which cost more than binding the values; see docs/Performance.md, W4).
+    @inlinable
     public init(arrayLiteral elements: (any DatabaseValueConvertible)?...) {
-        self.init(elements)
+        self.init(positionalValues: elements.withUnsafeBufferPointer(StatementArguments.databaseValues))
+    }
+
+    /// The database values of a literal's elements.
+    @usableFromInline
+    static func databaseValues(_ elements: UnsafeBufferPointer<(any DatabaseValueConvertible)?>) -> [DatabaseValue] {
+        var values: [DatabaseValue] = []
+        values.reserveCapacity(elements.count)
+        guard let base = elements.baseAddress else { return values }
+        for index in 0..<elements.count {
+            switch (base + index).pointee {
+            case .none:
+                values.append(.null)
+            case .some(let value):
+                values.append(databaseValue(of: value))
+            }
+        }
+        return values
+    }
+
+    @inline(__always)
+    static func databaseValue(of value: some DatabaseValueConvertible) -> DatabaseValue {
+        value.databaseValue
+    }
+
+    @usableFromInline
+    init(positionalValues: [DatabaseValue]) {
+        values = positionalValues
+        namedValues = [:]
     }
 }
 

@@ -50,4 +50,38 @@ struct StatementArgumentsTests {
         #expect(databaseQuestionMarks(count: 3) == "?,?,?")
         #expect(try test.dbQueue.read { try Int.fetchOne($0.makeStatement(literal: composed)) } == 6)
     }
+
+    /// A reused statement bound from array literals (the W4 benchmark's path): every kind of
+    /// value, NULLs, named parameters given positional values, and wrong counts refused without
+    /// touching what the statement had bound.
+    @Test func literalArgumentsBindInPlace() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE t(a, b, c, d, e)")
+            let insert = try db.makeStatement(sql: "INSERT INTO t VALUES (?, ?, ?, ?, ?)")
+            let blob = Data([0, 1, 2])
+            let optionalText: String? = "opt"
+            let none: Int? = nil
+            try insert.execute(arguments: [Int64.max, "text", 2.5, blob, nil])
+            try insert.execute(arguments: [1, optionalText, none, Data(), ""])
+            #expect(insert.arguments == [1, "opt", nil, Data(), ""])
+            let rows = try Row.fetchAll(db, sql: "SELECT a, b, c, d, e, typeof(d), typeof(e) FROM t ORDER BY rowid")
+            #expect(rows[0] == ["a": Int64.max, "b": "text", "c": 2.5, "d": blob, "e": nil, "typeof(d)": "blob", "typeof(e)": "null"])
+            #expect(rows[1] == ["a": 1, "b": "opt", "c": nil, "d": Data(), "e": "", "typeof(d)": "blob", "typeof(e)": "text"])
+
+            // Named parameters take positional values in order.
+            let named = try db.makeStatement(sql: "SELECT :x || :y")
+            #expect(try String.fetchOne(named, arguments: ["a", "b"]) == "ab")
+            #expect(try String.fetchOne(named, arguments: ["y": "2", "x": "1"]) == "12")
+
+            // Too few or too many values: an error, and the previous arguments stay bound.
+            for arguments: StatementArguments in [[1, 2, 3, 4], [1, 2, 3, 4, 5, 6], []] {
+                let error = try #require(throws: DatabaseError.self) { try insert.execute(arguments: arguments) }
+                #expect(error.resultCode == .SQLITE_MISUSE)
+                #expect(error.message?.hasPrefix("wrong number of statement arguments") == true)
+            }
+            #expect(insert.arguments == [1, "opt", nil, Data(), ""])
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") == 2)
+        }
+    }
 }

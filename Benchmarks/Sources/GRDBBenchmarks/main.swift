@@ -1,0 +1,1 @@
+../SQLCipherBenchmarks/main.swift

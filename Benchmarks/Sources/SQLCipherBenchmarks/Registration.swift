@@ -1,0 +1,167 @@
+// The benchmarks of this executable: each workload, in each mode the library can run, by the
+// raw C API and by the library. Databases are created on first use (not measured) in a
+// temporary directory removed at exit.
+#if SQLCIPHER
+import GRDBCipher
+#else
+import GRDB
+#endif
+import BenchmarkSupport
+import Foundation
+
+#if SQLCIPHER
+let rawName = "raw"
+let modes = Mode.allCases
+#else
+let rawName = "raw-system"
+let modes = [Mode.plaintext]
+#endif
+
+/// Values made once, on first use.
+final class Once<Value> {
+    private var value: Value?
+    private let make: () throws -> Value
+    init(_ make: @escaping () throws -> Value) { self.make = make }
+    func get() throws -> Value {
+        if let value { return value }
+        let made = try make()
+        value = made
+        return made
+    }
+}
+
+func rawKey(_ mode: Mode) -> RawKey {
+    mode == .plaintext ? .none : .passphrase(WorkloadData.passphrase)
+}
+
+func register(_ suite: BenchmarkSuite, directory: String) {
+    suite.libraryDescription = { RawC.libraryDescription }
+    func path(_ name: String) -> String { directory + "/" + name }
+
+    for mode in modes {
+        // W1–W3b: one table of 200,000 rows, read by a raw connection and a database queue
+        // that stay open between runs.
+        let fetchPath = Once { () throws -> String in
+            let fetchPath = path("fetch-\(mode).sqlite")
+            try RawC.createItemTable(path: fetchPath, key: rawKey(mode), rows: WorkloadData.fetchRowCount)
+            return fetchPath
+        }
+        let rawFetch = Once { try RawConnection(path: try fetchPath.get(), key: rawKey(mode)) }
+        let fetchQueue = Once { try DatabaseQueue(path: try fetchPath.get(), configuration: configuration(mode)) }
+        for workload in ["W1", "W2", "W3", "W3b"] {
+            suite.add(workload, mode, rawName) { try RawC.fetch(try rawFetch.get()) }
+        }
+        suite.add("W1", mode, libraryName) { try Library.fetchRows(try fetchQueue.get(), byName: false) }
+        suite.add("W2", mode, libraryName) { try Library.fetchRows(try fetchQueue.get(), byName: true) }
+        suite.add("W3", mode, libraryName) { try Library.fetchRecords(try fetchQueue.get(), RowRecord.self) { $0.sum } }
+        suite.add("W3b", mode, libraryName) { try Library.fetchRecords(try fetchQueue.get(), CodableRecord.self) { $0.sum } }
+
+        // W4–W5b: each side inserts into a database of its own.
+        let rawInsert = Once { () throws -> RawConnection in
+            let insertPath = path("insert-raw-\(mode).sqlite")
+            try RawC.createItemTable(path: insertPath, key: rawKey(mode), rows: 0)
+            return try RawConnection(path: insertPath, key: rawKey(mode))
+        }
+        let insertQueue = Once { () throws -> DatabaseQueue in
+            let dbQueue = try DatabaseQueue(path: path("insert-library-\(mode).sqlite"), configuration: configuration(mode))
+            try dbQueue.write { db in try db.execute(sql: WorkloadData.createSQL) }
+            return dbQueue
+        }
+        for workload in ["W4", "W5", "W5b"] {
+            suite.add(workload, mode, rawName) { try RawC.insert(try rawInsert.get()) }
+        }
+        suite.add("W4", mode, libraryName) { try Library.insertWithStatement(try insertQueue.get()) }
+        suite.add("W5", mode, libraryName) { try Library.insertManualRecords(try insertQueue.get()) }
+        suite.add("W5b", mode, libraryName) { try Library.insertCodableRecords(try insertQueue.get()) }
+
+        // POOL: the Nth reader of a WAL database. The raw baseline opens a read-only
+        // connection without key derivation: plaintext, or encrypted with a raw key (which is
+        // what the pool's derived key makes of a passphrase).
+        let poolPath = Once { () throws -> String in
+            let poolPath = path("pool-\(mode).sqlite")
+            let pool = try DatabasePool(path: poolPath, configuration: configuration(mode))
+            try Library.createSmallDatabase(pool)
+            try pool.close()
+            return poolPath
+        }
+        let pool = Once { try DatabasePool(path: try poolPath.get(), configuration: configuration(mode)) }
+        suite.add("POOL", mode, libraryName) { try Library.nthReader(try pool.get()) }
+        let rawPoolPath = Once { () throws -> String in
+            let rawPoolPath = path("pool-raw-\(mode).sqlite")
+            let key: RawKey = mode == .plaintext ? .none : .rawKey(hex: WorkloadData.rawKeyHex)
+            try RawC.createItemTable(path: rawPoolPath, key: key, rows: openRowCount)
+            try RawConnection(path: rawPoolPath, key: key).execute("PRAGMA journal_mode = WAL")
+            return rawPoolPath
+        }
+        suite.add("POOL", mode, rawName) {
+            try RawC.open(path: try rawPoolPath.get(), key: mode == .plaintext ? .none : .rawKey(hex: WorkloadData.rawKeyHex), readOnly: true)
+        }
+    }
+
+    // OPEN: open, key, first query, close; plaintext, then with a passphrase and a raw key.
+    let openPlainPath = Once { () throws -> String in
+        let openPath = path("open-plaintext.sqlite")
+        try RawC.createItemTable(path: openPath, key: .none, rows: openRowCount)
+        return openPath
+    }
+    suite.add("OPEN", .plaintext, rawName) { try RawC.open(path: try openPlainPath.get(), key: .none, readOnly: false) }
+    suite.add("OPEN", .plaintext, libraryName) { try Library.open(path: try openPlainPath.get(), configuration: Configuration()) }
+    #if SQLCIPHER
+    for (workload, key) in [("OPEN-passphrase", RawKey.passphrase(WorkloadData.passphrase)), ("OPEN-rawkey", RawKey.rawKey(hex: WorkloadData.rawKeyHex))] {
+        let openPath = Once { () throws -> String in
+            let openPath = path("\(workload).sqlite")
+            try RawC.createItemTable(path: openPath, key: key, rows: openRowCount)
+            return openPath
+        }
+        var config = Configuration()
+        switch key {
+        case .passphrase(let passphrase):
+            config.prepareDatabase { db in try db.usePassphrase(passphrase) }
+        case .rawKey(let hex):
+            let cipherKey = try! CipherKey.rawKey(hex: hex)
+            config.prepareDatabase { db in try db.use(cipherKey) }
+        case .none:
+            break
+        }
+        suite.add(workload, .encrypted, rawName) { try RawC.open(path: try openPath.get(), key: key, readOnly: false) }
+        suite.add(workload, .encrypted, libraryName) { [config] in try Library.open(path: try openPath.get(), configuration: config) }
+    }
+
+    // EXPORT: encrypt a ~50 MB plaintext database into a new file; re-key an encrypted one
+    // (each side its own copy, with passphrases that alternate from run to run).
+    let exportSource = Once { () throws -> String in
+        let source = path("export-source.sqlite")
+        try RawC.createExportSource(path: source)
+        return source
+    }
+    for implementation in [rawName, libraryName] {
+        let target = path("export-\(implementation).sqlite")
+        suite.add("EXPORT-encrypt", .encrypted, implementation) {
+            let source = try exportSource.get()
+            try? FileManager.default.removeItem(atPath: target)
+            return implementation == rawName
+                ? try RawC.encrypt(source: source, target: target, passphrase: WorkloadData.passphrase)
+                : try Library.encrypt(source: source, target: target)
+        }
+        let rekeyPath = path("rekey-\(implementation).sqlite")
+        let passphrases = Once { () throws -> PassphrasePair in
+            _ = try RawC.encrypt(source: try exportSource.get(), target: rekeyPath, passphrase: WorkloadData.passphrase)
+            return PassphrasePair()
+        }
+        suite.add("EXPORT-rekey", .encrypted, implementation) {
+            let pair = try passphrases.get()
+            defer { pair.swap() }
+            return implementation == rawName
+                ? try RawC.rekey(path: rekeyPath, from: pair.current, to: pair.next)
+                : try Library.rekey(path: rekeyPath, from: pair.current, to: pair.next)
+        }
+    }
+    #endif
+}
+
+/// The passphrase a re-keyed file has now, and the one the next run gives it.
+final class PassphrasePair {
+    private(set) var current = WorkloadData.passphrase
+    private(set) var next = WorkloadData.otherPassphrase
+    func swap() { (current, next) = (next, current) }
+}
