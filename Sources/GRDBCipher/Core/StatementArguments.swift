@@ -121,29 +121,30 @@ public struct StatementArguments: Hashable, Sendable {
 }
 
 extension StatementArguments: ExpressibleByArrayLiteral {
-    // Inlinable, so that the array of the literal can live on the caller's stack: converting
-    // and destroying its elements is then inline code instead of the runtime's generic value
-    // witnesses (which cost more than binding the values; see docs/Performance.md, W4).
-    @inlinable
     public init(arrayLiteral elements: (any DatabaseValueConvertible)?...) {
-        self.init(positionalValues: elements.withUnsafeBufferPointer(StatementArguments.databaseValues))
+        self.init(positionalValues: StatementArguments.takeDatabaseValues(elements))
     }
 
-    /// The database values of a literal's elements.
-    @usableFromInline
-    static func databaseValues(_ elements: UnsafeBufferPointer<(any DatabaseValueConvertible)?>) -> [DatabaseValue] {
-        var values: [DatabaseValue] = []
-        values.reserveCapacity(elements.count)
-        guard let base = elements.baseAddress else { return values }
-        for index in 0..<elements.count {
-            switch (base + index).pointee {
-            case .none:
-                values.append(.null)
-            case .some(let value):
-                values.append(databaseValue(of: value))
+    /// The database values of a literal's elements, which are moved out of the array, last
+    /// first. A moved existential is not copied, and the emptied array is freed without a call
+    /// to the runtime's generic value witnesses for each element (those calls cost more than
+    /// binding the values: docs/Performance.md, W4).
+    static func takeDatabaseValues(_ elements: __owned [(any DatabaseValueConvertible)?]) -> [DatabaseValue] {
+        var elements = elements
+        let count = elements.count
+        return [DatabaseValue](unsafeUninitializedCapacity: count) { buffer, initializedCount in
+            var index = count
+            while let element = elements.popLast() {
+                index -= 1
+                switch consume element {
+                case .none:
+                    (buffer.baseAddress! + index).initialize(to: .null)
+                case .some(let value):
+                    (buffer.baseAddress! + index).initialize(to: databaseValue(of: value))
+                }
             }
+            initializedCount = count
         }
-        return values
     }
 
     @inline(__always)
@@ -151,7 +152,6 @@ extension StatementArguments: ExpressibleByArrayLiteral {
         value.databaseValue
     }
 
-    @usableFromInline
     init(positionalValues: [DatabaseValue]) {
         values = positionalValues
         namedValues = [:]
