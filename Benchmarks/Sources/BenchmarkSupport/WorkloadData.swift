@@ -7,8 +7,8 @@ public enum WorkloadData {
     public static let fetchRowCount = 200_000
     /// W4–W5b: rows inserted in one transaction.
     public static let insertRowCount = 50_000
-    /// EXPORT: rows of the ~50 MB database (each with a 200-byte text).
-    public static let exportRowCount = 200_000
+    /// EXPORT: rows of the ~52 MB database (each with a 200-byte text).
+    public static let exportRowCount = 240_000
 
     public static let columns = (0..<10).map { "c\($0)" }
     public static let createSQL = "CREATE TABLE item(id INTEGER PRIMARY KEY, \(columns.map { "\($0) INTEGER NOT NULL" }.joined(separator: ", ")))"
