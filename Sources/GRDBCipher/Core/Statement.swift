@@ -156,12 +156,6 @@ public final class Statement {
 
     /// Binds `arguments`, after checking that they fit the statement's parameters.
     public func setArguments(_ arguments: StatementArguments) throws {
-        if arguments.namedValues.isEmpty && arguments.values.count == parameterCount {
-            // One positional value per parameter (named parameters take positional values too):
-            // the values bind as they are.
-            try bind(arguments.values, arguments: arguments)
-            return
-        }
         var consumer = ArgumentConsumer(arguments)
         let values = try consumer.values(for: self)
         try consumer.checkFullyConsumed(sql: sql, publicStatementArguments: publicStatementArguments)
@@ -177,19 +171,13 @@ public final class Statement {
 
     func bind(_ values: [DatabaseValue], arguments: StatementArguments) throws {
         reset()
-        // Values are bound in place, without copies (a copy of a value that may hold a string
-        // or data is a call to an outlined copy function).
-        let code = values.withUnsafeBufferPointer { buffer -> CInt in
-            for index in buffer.indices {
-                let code = buffer[index].bind(to: sqliteStatement, at: CInt(index + 1))
-                if code != SQLITE_OK { return code }
+        for (offset, value) in values.enumerated() {
+            let code = value.bind(to: sqliteStatement, at: CInt(offset + 1))
+            if code != SQLITE_OK {
+                throw makeDatabaseError(
+                    code, database.sqliteConnection, sql: sql, arguments: arguments,
+                    publicStatementArguments: publicStatementArguments)
             }
-            return SQLITE_OK
-        }
-        if code != SQLITE_OK {
-            throw makeDatabaseError(
-                code, database.sqliteConnection, sql: sql, arguments: arguments,
-                publicStatementArguments: publicStatementArguments)
         }
         boundArguments = arguments
     }

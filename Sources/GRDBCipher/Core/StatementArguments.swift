@@ -140,16 +140,11 @@ extension StatementArguments: ExpressibleByArrayLiteral {
                 case .none:
                     (buffer.baseAddress! + index).initialize(to: .null)
                 case .some(let value):
-                    (buffer.baseAddress! + index).initialize(to: databaseValue(of: value))
+                    (buffer.baseAddress! + index).initialize(to: value.databaseValue)
                 }
             }
             initializedCount = count
         }
-    }
-
-    @inline(__always)
-    static func databaseValue(of value: some DatabaseValueConvertible) -> DatabaseValue {
-        value.databaseValue
     }
 
     init(positionalValues: [DatabaseValue]) {
@@ -189,6 +184,12 @@ struct ArgumentConsumer {
     /// Returns the values for a statement's parameters, or throws if some are missing.
     mutating func values(for statement: Statement) throws -> [DatabaseValue] {
         let names = statement.parameterNames
+        if position == 0 && arguments.namedValues.isEmpty && arguments.values.count == names.count {
+            // One positional value per parameter (named parameters take positional values too):
+            // the statement takes the values as they are, without a copy.
+            position = names.count
+            return arguments.values
+        }
         var result: [DatabaseValue] = []
         result.reserveCapacity(names.count)
         for name in names {
