@@ -36,12 +36,12 @@ public enum WorkloadData {
         let prefix = "document \(row) "
         return prefix + String(repeating: "x", count: 200 - prefix.utf8.count)
     }
-    public static var exportExpected: (count: Int64, kinds: Int64, lengths: Int64) {
+    /// Row count, sum of `kind` (row % 7) and total body length of the export database.
+    public static let exportExpected: (count: Int64, kinds: Int64, lengths: Int64) = {
         let n = Int64(exportRowCount)
-        // kind = row % 7
         let kinds = (0..<exportRowCount).reduce(Int64(0)) { $0 + Int64($1 % 7) }
         return (n, kinds, 200 * n)
-    }
+    }()
 
     /// The passphrases and raw key of the encrypted workloads (SQLCipher 4 defaults).
     public static let passphrase = "benchmark passphrase"
