@@ -38,11 +38,6 @@ public struct Configuration: Sendable {
     /// Default: ``Database/BusyMode/immediateError``.
     public var busyMode: Database.BusyMode = .immediateError
 
-    /// The transaction kind of `write` and `inTransaction` when none is given. Default:
-    /// immediate, as GRDB opens write transactions: the write lock is taken at `BEGIN`, so that a
-    /// write never fails half-way for lack of it. Reads use deferred transactions.
-    public var defaultTransactionKind: Database.TransactionKind = .immediate
-
     /// Whether a transaction may be left open at the end of a database access. Default: false.
     public var allowsUnsafeTransactions = false
 
@@ -74,8 +69,15 @@ public struct Configuration: Sendable {
     /// The target queue of the connection's dispatch queues, if any.
     public var targetQueue: DispatchQueue? = nil
 
-    /// The target queue of a pool's writer dispatch queue, if any.
+    /// The target queue of the dispatch queue of a writer connection (a ``DatabaseQueue``, or
+    /// a pool's writer), if any. When nil, ``targetQueue`` is used. Ignored by read-only
+    /// configurations.
     public var writeTargetQueue: DispatchQueue? = nil
+
+    /// The target queue of a writer connection's dispatch queue.
+    var writerTargetQueue: DispatchQueue? {
+        readonly ? targetQueue : (writeTargetQueue ?? targetQueue)
+    }
 
     var setUpFunctions: [@Sendable (Database) throws -> Void] = []
 

@@ -18,11 +18,14 @@ extension Database {
 
     /// Begins a transaction.
     ///
+    /// Without a kind, the transaction is DEFERRED when the connection is read-only at this
+    /// moment (inside a read access or ``readOnly(_:)``), and IMMEDIATE otherwise.
+    ///
     /// ```swift
     /// try db.beginTransaction(.immediate) // BEGIN IMMEDIATE TRANSACTION
     /// ```
     public func beginTransaction(_ kind: TransactionKind? = nil) throws {
-        let kind = kind ?? configuration.defaultTransactionKind
+        let kind = kind ?? (isReadOnly ? .deferred : .immediate)
         try executeInternal("BEGIN \(kind.rawValue) TRANSACTION")
     }
 
@@ -41,6 +44,10 @@ extension Database {
     /// Runs `operations` inside a transaction, committed or rolled back as they return. A thrown
     /// error rolls the transaction back and is rethrown.
     ///
+    /// When SQLite ends the transaction before `operations` return (an interrupt, a constraint
+    /// declared `ON CONFLICT ROLLBACK`, a `ROLLBACK` statement), the statements that follow, and
+    /// the commit, throw `SQLITE_ABORT`: nothing of the transaction runs in autocommit mode.
+    ///
     /// ```swift
     /// try dbQueue.writeWithoutTransaction { db in
     ///     try db.inTransaction {
@@ -51,24 +58,57 @@ extension Database {
     /// }
     /// ```
     public func inTransaction(_ kind: TransactionKind? = nil, _ operations: () throws -> TransactionCompletion) throws {
+        try withOwnedTransaction(kind) { ((), try operations() == .commit) }
+    }
+
+    /// Runs `body` in a transaction the library owns, committed when `body` says so, rolled
+    /// back otherwise or when it throws. The transaction always ends, even when its commit or
+    /// rollback fails; statements that run after SQLite aborted it throw SQLITE_ABORT.
+    func withOwnedTransaction<T>(_ kind: TransactionKind?, _ body: () throws -> (value: T, commit: Bool)) throws -> T {
         try beginTransaction(kind)
-        let completion: TransactionCompletion
+        transactionScope = .owned(aborted: false)
+        defer { transactionScope = .none }
         do {
-            completion = try operations()
+            let (value, commit) = try body()
+            if commit {
+                try self.commit()
+            } else if isInsideTransaction {
+                try rollbackOnPurpose()
+            }
+            return value
         } catch {
-            try? rollback()
+            endTransactionForcibly()
             throw error
         }
-        switch completion {
-        case .commit:
-            do {
-                try commit()
-            } catch {
-                try? rollback()
-                throw error
-            }
-        case .rollback:
-            try rollback()
+    }
+
+    /// Rolls back, without counting the rollback as an abort.
+    private func rollbackOnPurpose() throws {
+        let scope = transactionScope
+        transactionScope = .rollingBack
+        defer { transactionScope = scope }
+        try executeInternal("ROLLBACK TRANSACTION")
+    }
+
+    /// Makes sure no transaction is left open: a rollback interrupted (by
+    /// ``DatabaseReader/interrupt()``, or a virtual table that fails while SQLite rolls back) is
+    /// tried again once the statements that kept the interrupt alive have been reset.
+    func endTransactionForcibly() {
+        var attempts = 0
+        while isInsideTransaction && attempts < 3 {
+            attempts += 1
+            if (try? rollbackOnPurpose()) != nil { return }
+            resetAllStatements()
+        }
+    }
+
+    /// Resets every statement of the connection that is still running: SQLite keeps an
+    /// interrupt in effect as long as one runs.
+    private func resetAllStatements() {
+        var statement = sqlite3_next_stmt(handle, nil)
+        while let current = statement {
+            if sqlite3_stmt_busy(current) != 0 { sqlite3_reset(current) }
+            statement = sqlite3_next_stmt(handle, current)
         }
     }
 
@@ -107,6 +147,32 @@ extension Database {
         guard isInsideTransaction else { return }
         try? executeInternal("ROLLBACK TRANSACTION TO SAVEPOINT grdb")
         try? executeInternal("RELEASE SAVEPOINT grdb")
+    }
+
+    /// The transaction the library opened, if any, and whether SQLite ended it early.
+    enum TransactionScope {
+        /// No transaction opened by the library (there may be one opened by SQL).
+        case none
+        /// A transaction opened by the library; `aborted` once SQLite rolled it back before
+        /// the library ended it.
+        case owned(aborted: Bool)
+        /// The library is rolling back its own transaction.
+        case rollingBack
+    }
+
+    /// Called by the rollback hook.
+    func noticeRollback() {
+        if case .owned = transactionScope {
+            transactionScope = .owned(aborted: true)
+        }
+    }
+
+    /// Throws SQLITE_ABORT when the transaction the library opened was aborted by SQLite.
+    @inline(__always)
+    func checkTransactionNotAborted(_ statement: Statement) throws {
+        if case .owned(aborted: true) = transactionScope {
+            throw DatabaseError(resultCode: .SQLITE_ABORT, message: "Transaction was aborted", sql: statement.sql)
+        }
     }
 
     /// How the connection reacts when the database is locked.

@@ -68,6 +68,12 @@ public final class Database {
     /// Nesting of read-only sections.
     private var readOnlyDepth = 0
 
+    /// Whether writes are forbidden now: a read-only connection, or a read-only section.
+    var isReadOnly: Bool { configuration.readonly || readOnlyDepth > 0 }
+
+    /// The transaction the library opened, if any (see ``withOwnedTransaction(_:_:)``).
+    var transactionScope = TransactionScope.none
+
     /// Boxes that must live as long as the connection (busy handler, trace).
     var busyCallbackBox: BusyCallbackBox?
     var traceBox: TraceBox?
@@ -146,6 +152,9 @@ public final class Database {
         for function in DatabaseFunction.defaultFunctions {
             add(function: function)
         }
+        for collation in DatabaseCollation.defaultCollations {
+            add(collation: collation)
+        }
         for function in configuration.setUpFunctions {
             try function(self)
         }
@@ -202,6 +211,7 @@ public final class Database {
             db.currentTransactionDate = nil
             // A rolled back transaction may have created or dropped tables.
             db.clearSchemaCache()
+            db.noticeRollback()
         }, context)
     }
 
@@ -355,6 +365,7 @@ public final class Database {
 
     /// Steps a statement until it is done.
     func executeSteps(of statement: Statement) throws {
+        try checkTransactionNotAborted(statement)
         if statement.writesData { transactionHasWrites = true }
         let sqliteStatement = statement.sqliteStatement
         defer { if !statement.effects.isEmpty { noticeEffects(of: statement) } }
@@ -415,7 +426,9 @@ public final class Database {
 
     /// Releases memory SQLite can spare, and the statement cache.
     public func releaseMemory() {
-        sqlite3_db_release_memory(handle)
+        // A closed connection has nothing to release.
+        guard let sqliteConnection else { return }
+        sqlite3_db_release_memory(sqliteConnection)
         statementCache = statementCache.filter { $0.value.isIterating }
         clearSchemaCache()
     }

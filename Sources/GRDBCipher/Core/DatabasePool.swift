@@ -31,6 +31,11 @@ public final class DatabasePool: DatabaseWriter {
     /// The configuration of the connections.
     public let configuration: Configuration
 
+    /// The prefix of the connections' labels.
+    private let label: String
+    /// The number of snapshots made so far, to label them.
+    private let snapshotCount = LockedValue(0)
+
     /// The path of the database file.
     public var path: String { writer.path }
 
@@ -40,17 +45,19 @@ public final class DatabasePool: DatabaseWriter {
     /// throws here (SQLITE_NOTADB, 26). Read-only connections open when reads need them.
     public init(path: String, configuration: Configuration = Configuration()) throws {
         self.configuration = configuration
-        let label = configuration.label ?? "GRDBCipher.DatabasePool"
+        let label = configuration.label ?? "GRDB.DatabasePool"
+        self.label = label
         let keyCache = configuration.derivesPoolKeyOnce ? PoolKeyCache() : nil
         self.keyCache = keyCache
         writer = try SerializedDatabase(
             path: path, configuration: configuration, label: "\(label).writer",
-            targetQueue: configuration.writeTargetQueue, pool: true, keyCache: keyCache)
+            targetQueue: configuration.writerTargetQueue, pool: true, keyCache: keyCache)
         if !configuration.readonly {
-            let mode = try writer.sync { db in try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") }
-            guard mode?.lowercased() == "wal" else {
+            do {
+                try writer.sync { db in try db.setUpWALMode() }
+            } catch {
                 try? writer.close()
-                throw DatabaseError(resultCode: .SQLITE_ERROR, message: "could not activate the WAL mode at path: \(path)")
+                throw error
             }
         }
         readers = ReaderPool(maximumCount: configuration.maximumReaderCount) { [configuration, keyCache] index in
@@ -68,16 +75,18 @@ public final class DatabasePool: DatabaseWriter {
     {
         var configuration = configuration
         configuration.readonly = true
-        // SQLite refuses IMMEDIATE and EXCLUSIVE transactions on read-only connections.
-        configuration.defaultTransactionKind = .deferred
         do {
-            return try SerializedDatabase(path: path, configuration: configuration, label: label, pool: true, keyCache: keyCache)
+            return try SerializedDatabase(
+                path: path, configuration: configuration, label: label,
+                targetQueue: configuration.targetQueue, pool: true, keyCache: keyCache)
         } catch is CachedKeyRejected {
             // The file no longer opens with the cached key (replaced by another process, say):
             // forget it, and derive again from the passphrase.
             keyCache?.wipeKey()
             do {
-                return try SerializedDatabase(path: path, configuration: configuration, label: label, pool: true, keyCache: keyCache)
+                return try SerializedDatabase(
+                path: path, configuration: configuration, label: label,
+                targetQueue: configuration.targetQueue, pool: true, keyCache: keyCache)
             } catch let rejected as CachedKeyRejected {
                 throw rejected.error
             }
@@ -102,8 +111,11 @@ public final class DatabasePool: DatabaseWriter {
         readers.allReaders.forEach { $0.interrupt() }
     }
 
-    private func preconditionNotReentrant() {
-        precondition(!writer.onQueue && !readers.onReaderQueue, "Database methods are not reentrant.")
+    /// A read inside a read, or a barrier inside any access, is a programmer error. A read
+    /// inside the writer's access is allowed, as in GRDB: it uses a reader connection, and sees
+    /// the last committed state.
+    private func preconditionNotReentrant(allowingWriter: Bool = false) {
+        precondition((allowingWriter || !writer.onQueue) && !readers.onReaderQueue, "Database methods are not reentrant.")
     }
 
     // MARK: - Reading
@@ -111,7 +123,7 @@ public final class DatabasePool: DatabaseWriter {
     /// Runs read-only operations in a read-only connection, inside a transaction: they see the
     /// database as the last commit left it, whatever the writer does meanwhile.
     public func read<T>(_ value: (Database) throws -> T) throws -> T {
-        preconditionNotReentrant()
+        preconditionNotReentrant(allowingWriter: true)
         let lease = try readers.acquire()
         defer { readers.release(lease) }
         return try lease.reader.sync { db in
@@ -135,7 +147,7 @@ public final class DatabasePool: DatabaseWriter {
     }
 
     public func unsafeRead<T>(_ value: (Database) throws -> T) throws -> T {
-        preconditionNotReentrant()
+        preconditionNotReentrant(allowingWriter: true)
         let lease = try readers.acquire()
         defer { readers.release(lease) }
         return try lease.reader.sync(value)
@@ -317,23 +329,47 @@ public final class DatabasePool: DatabaseWriter {
     /// let count = try snapshot.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player") }
     /// ```
     public func makeSnapshot() throws -> DatabaseSnapshot {
-        let label = (configuration.label ?? "GRDBCipher.DatabasePool") + ".snapshot"
+        let number = snapshotCount.update { count in
+            count += 1
+            return count
+        }
         return try DatabaseSnapshot(connection: Self.openReadOnlyConnection(
-            path: path, configuration: configuration, label: label, keyCache: keyCache))
+            path: path, configuration: configuration, label: "\(label).snapshot.\(number)", keyCache: keyCache))
     }
 }
 
 extension Database {
+    /// Sets the WAL journal mode, and makes sure the `-wal` and `-shm` files exist and the WAL is
+    /// not empty: read-only connections can then open the database, and snapshots be taken,
+    /// before the first real write.
+    func setUpWALMode() throws {
+        let mode = try String.fetchOne(self, sql: "PRAGMA journal_mode = WAL")
+        guard mode?.lowercased() == "wal" else {
+            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "could not activate the WAL mode at path: \(path)")
+        }
+        let walPath = path + "-wal"
+        let walSize = (try? FileManager.default.attributesOfItem(atPath: walPath)[.size] as? Int) ?? nil
+        if walSize ?? 0 == 0 {
+            // A write that changes nothing: the header page goes to the WAL.
+            try inTransaction(.immediate) {
+                let version = try Int.fetchOne(self, sql: "PRAGMA user_version") ?? 0
+                try execute(sql: "PRAGMA user_version = \(version)")
+                return .commit
+            }
+        }
+    }
+
     /// Runs `body` in a deferred transaction, which gives it a stable view of the database.
-    func isolated<T>(_ body: () throws -> T) throws -> T {
-        try beginTransaction(.deferred)
-        do {
-            let result = try body()
-            try commit()
-            return result
-        } catch {
-            if isInsideTransaction { try? rollback() }
-            throw error
+    ///
+    /// - parameter snapshotNow: whether the transaction reads the database at once, so that it
+    ///   sees the database as it is when `body` starts, not as it is at its first query (a
+    ///   pool's reader: the writer may commit meanwhile).
+    func isolated<T>(snapshotNow: Bool = true, _ body: () throws -> T) throws -> T {
+        try withOwnedTransaction(.deferred) {
+            if snapshotNow {
+                _ = try Row.fetchOne(self, sql: "SELECT rootpage FROM sqlite_master LIMIT 1")
+            }
+            return (try body(), true)
         }
     }
 }

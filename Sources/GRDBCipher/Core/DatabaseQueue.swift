@@ -1,6 +1,15 @@
 import Dispatch
 import Foundation
 
+extension Database {
+    /// A read access of a queue: a read-only section, in a deferred transaction.
+    func isolatedReadOnly<T>(_ body: () throws -> T) throws -> T {
+        try readOnly {
+            try isolated(snapshotNow: false, body)
+        }
+    }
+}
+
 /// A database connection that serializes all accesses: one at a time, in order.
 ///
 /// ```swift
@@ -34,17 +43,18 @@ public final class DatabaseQueue: DatabaseWriter {
     /// The configuration's `prepareDatabase` functions run, then the file is read: a wrong
     /// passphrase, or a file that is not a database, throws here (SQLITE_NOTADB, 26).
     public init(path: String, configuration: Configuration = Configuration()) throws {
-        let label = configuration.label ?? "GRDBCipher.DatabaseQueue"
-        writer = try SerializedDatabase(path: path, configuration: configuration, label: label)
+        let label = configuration.label ?? "GRDB.DatabaseQueue"
+        writer = try SerializedDatabase(
+            path: path, configuration: configuration, label: label, targetQueue: configuration.writerTargetQueue)
         if configuration.journalMode == .wal {
-            try writer.sync { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
+            try writer.sync { db in try db.setUpWALMode() }
         }
     }
 
     /// Opens an in-memory database: private when `name` is nil, or shared by all queues that
     /// use the same name in the process for as long as one of them is open.
     public init(named name: String? = nil, configuration: Configuration = Configuration()) throws {
-        let label = configuration.label ?? "GRDBCipher.DatabaseQueue"
+        let label = configuration.label ?? "GRDB.DatabaseQueue"
         let path: String
         if let name {
             let encoded = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? name
@@ -52,7 +62,8 @@ public final class DatabaseQueue: DatabaseWriter {
         } else {
             path = ":memory:"
         }
-        writer = try SerializedDatabase(path: path, configuration: configuration, label: label)
+        writer = try SerializedDatabase(
+            path: path, configuration: configuration, label: label, targetQueue: configuration.writerTargetQueue)
     }
 
     /// Closes the connection. Later accesses throw SQLITE_MISUSE. Throws SQLITE_BUSY if a cursor
@@ -68,16 +79,17 @@ public final class DatabaseQueue: DatabaseWriter {
 
     // MARK: - Reading
 
-    /// Runs read-only operations: writing in them throws SQLITE_READONLY.
+    /// Runs read-only operations inside a deferred transaction: writing in them throws
+    /// SQLITE_READONLY, and they see no change made by another process meanwhile.
     public func read<T>(_ value: (Database) throws -> T) throws -> T {
         try writer.sync { db in
-            try db.readOnly { try value(db) }
+            try db.isolatedReadOnly { try value(db) }
         }
     }
 
     public func read<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T {
         try await unsafeRead { db in
-            try db.readOnly { try value(db) }
+            try db.isolatedReadOnly { try value(db) }
         }
     }
 
@@ -85,7 +97,7 @@ public final class DatabaseQueue: DatabaseWriter {
         writer.asyncChecked { dbResult in
             do {
                 let db = try dbResult.get()
-                try db.readOnly { value(.success(db)) }
+                try db.isolatedReadOnly { value(.success(db)) }
             } catch {
                 value(.failure(error))
             }

@@ -27,20 +27,29 @@ final class SerializedDatabase: @unchecked Sendable {
         path: String,
         configuration: Configuration,
         label: String,
-        targetQueue: DispatchQueue? = nil,
+        targetQueue: DispatchQueue?,
         pool: Bool = false,
         keyCache: PoolKeyCache? = nil) throws
     {
         self.path = path
         self.configuration = configuration
-        let queue = DispatchQueue(label: label, qos: configuration.qos, target: targetQueue ?? configuration.targetQueue)
+        let queue: DispatchQueue
+        if let target = targetQueue {
+            // No QoS of its own: with one, libdispatch would swap a global target for the
+            // global queue of that QoS, and accesses would no longer run on `target`.
+            queue = DispatchQueue(label: label, target: target)
+        } else {
+            queue = DispatchQueue(label: label, qos: configuration.qos)
+        }
         self.queue = queue
         queue.setSpecific(key: queueKey, value: ())
         let db = try Database(path: path, description: label, configuration: configuration)
         self.db = db
         interruptHandle = db.sqliteConnection
         let key = queueKey
-        db.accessValidator = { DispatchQueue.getSpecific(key: key) != nil }
+        db.accessValidator = { [unowned db] in
+            DispatchQueue.getSpecific(key: key) != nil || CurrentAccesses.contains(db)
+        }
         db.isPoolConnection = pool
         db.keyCache = keyCache
         do {
@@ -79,7 +88,7 @@ final class SerializedDatabase: @unchecked Sendable {
         return try queue.sync {
             try preconditionOpen()
             db.beginAccess()
-            return try block(db)
+            return try CurrentAccesses.run(db) { try block(db) }
         }
     }
 
@@ -90,7 +99,7 @@ final class SerializedDatabase: @unchecked Sendable {
         precondition(!onQueue, "Database methods are not reentrant.")
         return try queue.sync {
             db.beginAccess()
-            return try block(db)
+            return try CurrentAccesses.run(db) { try block(db) }
         }
     }
 
@@ -107,7 +116,7 @@ final class SerializedDatabase: @unchecked Sendable {
     func async(_ block: @escaping @Sendable (Database) -> Void) {
         queue.async { [self] in
             db.beginAccess()
-            block(db)
+            CurrentAccesses.run(db) { block(db) }
         }
     }
 
@@ -121,7 +130,7 @@ final class SerializedDatabase: @unchecked Sendable {
                 return
             }
             db.beginAccess()
-            block(.success(db))
+            CurrentAccesses.run(db) { block(.success(db)) }
         }
     }
 

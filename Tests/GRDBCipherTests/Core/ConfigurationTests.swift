@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Testing
 @testable import GRDBCipher
@@ -11,7 +12,6 @@ struct ConfigurationTests {
         #expect(config.label == nil)
         #expect(!config.publicStatementArguments)
         #expect(!config.acceptsDoubleQuotedStringLiterals)
-        #expect(config.defaultTransactionKind == .immediate)
         #expect(!config.allowsUnsafeTransactions)
         #expect(config.maximumReaderCount == 5)
         #expect(config.journalMode == .default)
@@ -129,5 +129,81 @@ struct ConfigurationTests {
             try db.rollback()
         }
         #expect(tries.count == 4)
+    }
+
+    @Test func defaultLabels() throws {
+        let test = try TestDatabase()
+        #expect(try test.dbQueue.read { $0.description } == "GRDB.DatabaseQueue")
+        let pool = try TestPool()
+        #expect(try pool.dbPool.write { $0.description } == "GRDB.DatabasePool.writer")
+        #expect(try pool.dbPool.read { $0.description } == "GRDB.DatabasePool.reader.1")
+        #expect(try pool.dbPool.makeSnapshot().read { $0.description } == "GRDB.DatabasePool.snapshot.1")
+        #expect(try pool.dbPool.makeSnapshot().read { $0.description } == "GRDB.DatabasePool.snapshot.2")
+
+        var config = Configuration()
+        config.label = "Vault"
+        let labelled = try TestPool(configuration: config)
+        #expect(try labelled.dbPool.write { $0.description } == "Vault.writer")
+        #expect(try labelled.dbPool.read { $0.description } == "Vault.reader.1")
+        #expect(try labelled.dbPool.makeSnapshot().read { $0.description } == "Vault.snapshot.1")
+    }
+
+    @Test func accessesRunOnTheTargetQueues() throws {
+        let target = DispatchQueue(label: "target")
+        let writeTarget = DispatchQueue(label: "writeTarget")
+        var config = Configuration()
+        config.targetQueue = target
+        config.writeTargetQueue = writeTarget
+        // A queue uses the write target; a pool's writer too, its readers the target.
+        let test = try TestDatabase(configuration: config)
+        try test.dbQueue.write { _ in dispatchPrecondition(condition: .onQueue(writeTarget)) }
+        try test.dbQueue.read { _ in dispatchPrecondition(condition: .onQueue(writeTarget)) }
+        let pool = try TestPool(configuration: config)
+        try pool.dbPool.write { _ in dispatchPrecondition(condition: .onQueue(writeTarget)) }
+        try pool.dbPool.read { _ in dispatchPrecondition(condition: .onQueue(target)) }
+
+        // A global queue as target: accesses run on it (no QoS of our own replaces it).
+        var globalConfig = Configuration()
+        globalConfig.targetQueue = .global(qos: .utility)
+        let global = try TestDatabase(configuration: globalConfig)
+        try global.dbQueue.write { _ in dispatchPrecondition(condition: .onQueue(.global(qos: .utility))) }
+
+        // Read-only: the target everywhere, the write target ignored.
+        var readonly = config
+        readonly.readonly = true
+        let readonlyQueue = try test.makeQueue(configuration: readonly)
+        try readonlyQueue.read { _ in dispatchPrecondition(condition: .onQueue(target)) }
+    }
+
+    @Test func releaseMemoryAfterCloseDoesNothing() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.close()
+        test.dbQueue.releaseMemory()
+        let pool = try TestPool()
+        try pool.dbPool.close()
+        pool.dbPool.releaseMemory()
+        pool.dbPool.releaseMemoryEventually()
+    }
+
+    @Test func walFilesExistOnceOpened() throws {
+        let pool = try TestPool()
+        for suffix in ["-wal", "-shm"] {
+            #expect(FileManager.default.fileExists(atPath: pool.path + suffix))
+        }
+        let walSize = try FileManager.default.attributesOfItem(atPath: pool.path + "-wal")[.size] as? Int
+        #expect((walSize ?? 0) > 0)
+        // A queue configured for WAL as well; the content is unchanged.
+        var config = Configuration()
+        config.journalMode = .wal
+        let test = try TestDatabase(configuration: config)
+        #expect(FileManager.default.fileExists(atPath: test.path + "-wal"))
+        #expect(try test.dbQueue.read { try Int.fetchOne($0, sql: "PRAGMA user_version") } == 0)
+        // A database in the DELETE mode, reopened as a pool.
+        let plain = try TestDatabase(name: "plain.sqlite")
+        try plain.dbQueue.write { try $0.execute(sql: "CREATE TABLE t(a); INSERT INTO t VALUES (1)") }
+        try plain.dbQueue.close()
+        let reopened = try DatabasePool(path: plain.path, configuration: TestDatabase.configure(Configuration()))
+        #expect(FileManager.default.fileExists(atPath: plain.path + "-wal"))
+        #expect(try reopened.read { try Int.fetchOne($0, sql: "SELECT a FROM t") } == 1)
     }
 }

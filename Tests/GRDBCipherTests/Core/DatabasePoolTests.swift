@@ -192,10 +192,40 @@ struct DatabasePoolTests {
             let test = try TestPool()
             try test.dbPool.read { _ in _ = try test.dbPool.read { _ in 1 } }
         }
-        await #expect(processExitsWith: .failure) {
-            let test = try TestPool()
-            try test.dbPool.write { _ in _ = try test.dbPool.read { _ in 1 } }
+    }
+
+    @Test func readInsideTheWriteAccessSeesTheLastCommit() throws {
+        let test = try TestPool()
+        let dbPool = test.dbPool
+        try dbPool.write { try $0.execute(sql: "CREATE TABLE t(a); INSERT INTO t VALUES (1)") }
+        try dbPool.write { db in
+            try db.execute(sql: "INSERT INTO t VALUES (2)")
+            // A reader connection: the uncommitted row is not visible.
+            #expect(try dbPool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM t") } == 1)
+            let snapshot = try dbPool.makeSnapshot()
+            #expect(try snapshot.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM t") } == 1)
         }
+        try dbPool.writeWithoutTransaction { (_: Database) throws in
+            #expect(try dbPool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM t") } == 2)
+        }
+    }
+
+    @Test func readIsIsolatedFromItsStart() throws {
+        let test = try TestPool()
+        let dbPool = test.dbPool
+        try dbPool.write { try $0.execute(sql: "CREATE TABLE t(a); INSERT INTO t VALUES (1)") }
+        let count = try dbPool.read { db in
+            // The writer commits after the read started, before its first query.
+            let written = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                try? dbPool.write { try $0.execute(sql: "INSERT INTO t VALUES (2)") }
+                written.signal()
+            }
+            written.wait()
+            return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t")
+        }
+        #expect(count == 1)
+        #expect(try dbPool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM t") } == 2)
     }
 
     @Test func poolConnectionsWaitAnInstantForLocks() throws {

@@ -255,4 +255,35 @@ struct DatabaseQueueTests {
         }
         #expect(try test.dbQueue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM t") } == 1)
     }
+
+    @Test func outerConnectionIsUsableInsideNestedAccessToAnotherDatabase() throws {
+        let source = try TestDatabase(name: "source.sqlite")
+        let destination = try TestDatabase(name: "destination.sqlite")
+        let pool = try TestPool()
+        try source.dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE item(id INTEGER PRIMARY KEY, label TEXT)")
+            try db.execute(sql: "INSERT INTO item(label) VALUES ('alpha'), ('beta')")
+        }
+        for writer in [destination.dbQueue as any DatabaseWriter, pool.dbPool] {
+            try writer.write { try $0.execute(sql: "CREATE TABLE item(id INTEGER PRIMARY KEY, label TEXT)") }
+            // Rows copied from the outer read's connection, used inside the inner write.
+            try source.dbQueue.read { src in
+                try writer.write { dst in
+                    let rows = try Row.fetchCursor(src, sql: "SELECT id, label FROM item ORDER BY id")
+                    while let row = try rows.next() {
+                        try dst.execute(sql: "INSERT INTO item(id, label) VALUES (?, ?)", arguments: [row["id"], row["label"]])
+                    }
+                }
+            }
+            #expect(try writer.read { try String.fetchAll($0, sql: "SELECT label FROM item ORDER BY id") } == ["alpha", "beta"])
+        }
+        // From a pool read to a queue write, and back out: the inner connection as well.
+        try pool.dbPool.read { src in
+            try source.dbQueue.write { dst in
+                let count = try Int.fetchOne(src, sql: "SELECT COUNT(*) FROM item")
+                try dst.execute(sql: "INSERT INTO item(label) VALUES (?)", arguments: ["count \(count ?? 0)"])
+            }
+        }
+        #expect(try source.dbQueue.read { try String.fetchOne($0, sql: "SELECT label FROM item WHERE id = 3") } == "count 2")
+    }
 }
