@@ -33,7 +33,7 @@ extension Database {
             public var expandedSQL: String {
                 guard let text = sqlite3_expanded_sql(sqliteStatement) else { return sql }
                 defer { sqlite3_free(text) }
-                return String(cString: text)
+                return String(cString: text).trimmingSQLSeparators()
             }
 
             /// The SQL, with arguments only if ``Configuration/publicStatementArguments`` is set.
@@ -43,11 +43,26 @@ extension Database {
         }
 
         public var description: String {
+            describe(\.description)
+        }
+
+        /// The description of the event, with arguments in place of parameters. It may hold
+        /// secrets: do not log it.
+        ///
+        /// ```swift
+        /// db.trace { event in debugPrint(event.expandedDescription) }
+        /// // INSERT INTO player (name) VALUES ('Arthur')
+        /// ```
+        public var expandedDescription: String {
+            describe(\.expandedSQL)
+        }
+
+        private func describe(_ text: KeyPath<Statement, String>) -> String {
             switch self {
             case .statement(let statement):
-                return statement.description
+                return statement[keyPath: text]
             case let .profile(statement, duration):
-                return String(format: "%.3fs %@", duration, statement.description)
+                return String(format: "%.3fs %@", duration, statement[keyPath: text])
             }
         }
 
@@ -82,7 +97,10 @@ extension Database {
             let box = Unmanaged<TraceBox>.fromOpaque(context!).takeUnretainedValue()
             guard let p else { return 0 }
             let sqliteStatement = OpaquePointer(p)
-            let sql = String(cString: sqlite3_sql(sqliteStatement))
+            // As written, without the whitespace and semicolons that separate statements.
+            let sql = String(cString: sqlite3_sql(sqliteStatement)).trimmingSQLSeparators()
+            // The savepoint of multi-statement `execute` is ours, not the user's SQL.
+            if ExecutionSavepoint.statements.contains(sql) { return 0 }
             let statement = TraceEvent.Statement(
                 sqliteStatement: sqliteStatement,
                 publicStatementArguments: box.publicStatementArguments,

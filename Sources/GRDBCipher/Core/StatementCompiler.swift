@@ -157,8 +157,7 @@ struct StatementCompiler {
             guard let sqliteStatement else {
                 return (nil, next)
             }
-            let statementSQL = String(cString: sqlite3_sql(sqliteStatement))
-                .trimmingCharacters(in: .whitespacesAndNewlinesAndSemicolons)
+            let statementSQL = String(cString: sqlite3_sql(sqliteStatement)).trimmingSQLSeparators()
             return (Statement(database: database, sqliteStatement: sqliteStatement, sql: statementSQL), next)
         }
     }
@@ -205,6 +204,13 @@ struct StatementCompiler {
     }
 }
 
+extension String {
+    /// The statement without the whitespace and semicolons around it.
+    func trimmingSQLSeparators() -> String {
+        trimmingCharacters(in: .whitespacesAndNewlinesAndSemicolons)
+    }
+}
+
 private extension CharacterSet {
     static let whitespacesAndNewlinesAndSemicolons = CharacterSet.whitespacesAndNewlines.union(CharacterSet(charactersIn: ";"))
 }
@@ -214,6 +220,11 @@ final class ExecutionSavepoint {
     private let database: Database
     private var active = false
     private static let name = "grdbcipher_execute"
+
+    /// The statements of the savepoint, left out of user traces.
+    static let statements: Set<String> = [
+        "SAVEPOINT \(name)", "RELEASE SAVEPOINT \(name)", "ROLLBACK TO SAVEPOINT \(name)",
+    ]
 
     init(database: Database) {
         self.database = database

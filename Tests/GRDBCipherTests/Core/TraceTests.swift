@@ -51,4 +51,43 @@ struct TraceTests {
         #expect(events.descriptions.contains("SELECT 1"))
         #expect(events.durations.allSatisfy { $0 >= 0 })
     }
+
+    @Test func tracedSQLIsTrimmedStatementByStatement() throws {
+        let test = try TestDatabase()
+        let events = Events()
+        var expanded: [String] = []
+        try test.dbQueue.writeWithoutTransaction { (db: Database) throws in
+            db.trace {
+                events.descriptions.append($0.description)
+                if case .statement(let statement) = $0 { expanded.append(statement.expandedSQL) }
+            }
+            try db.execute(sql: "CREATE TABLE note(body TEXT);")
+            try db.execute(sql: """
+                INSERT INTO note(body) VALUES (?);
+                  INSERT INTO note(body) VALUES ('second') ;
+                """, arguments: ["first"])
+        }
+        // Only the user's statements: not the savepoint that protects multi-statement SQL.
+        #expect(events.descriptions == [
+            "CREATE TABLE note(body TEXT)",
+            "INSERT INTO note(body) VALUES (?)",
+            "INSERT INTO note(body) VALUES ('second')",
+        ])
+        #expect(expanded[1] == "INSERT INTO note(body) VALUES ('first')")
+    }
+
+    @Test func expandedDescriptionShowsArguments() throws {
+        let test = try TestDatabase()
+        let events = Events()
+        var expanded: [String] = []
+        try test.dbQueue.read { (db: Database) throws in
+            db.trace { event in
+                events.descriptions.append(event.description)
+                expanded.append(event.expandedDescription)
+            }
+            _ = try String.fetchOne(db, sql: "SELECT ? || ?", arguments: ["en", "crypted"])
+        }
+        #expect(events.descriptions.contains("SELECT ? || ?"))
+        #expect(expanded.contains("SELECT 'en' || 'crypted'"))
+    }
 }
