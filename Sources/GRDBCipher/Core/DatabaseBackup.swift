@@ -73,9 +73,11 @@ extension Database {
             let remaining = Int(sqlite3_backup_remaining(backup))
             switch code {
             case SQLITE_DONE:
-                try progress?(DatabaseBackupProgress(remainingPageCount: 0, totalPageCount: total, isCompleted: true))
                 finished = true
                 try sqliteCheck(sqlite3_backup_finish(backup), destination.handle)
+                // The backup is complete: an error thrown by `progress` now cannot undo it,
+                // and is ignored.
+                try? progress?(DatabaseBackupProgress(remainingPageCount: 0, totalPageCount: total, isCompleted: true))
                 return
             case SQLITE_READONLY where remaining == total && (isEncrypted || destination.isEncrypted):
                 // SQLCipher cannot change an encrypted database's page size: two encrypted

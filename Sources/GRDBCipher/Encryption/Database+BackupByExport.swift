@@ -34,7 +34,8 @@ extension Database {
             try destination.execute(sql: "PRAGMA main.schema_version = \(schemaVersion + 1)")
             return .commit
         }
-        try progress?(DatabaseBackupProgress(remainingPageCount: 0, totalPageCount: staging.pageCount, isCompleted: true))
+        // Complete: an error thrown by `progress` now is ignored, as in `backup(to:)`.
+        try? progress?(DatabaseBackupProgress(remainingPageCount: 0, totalPageCount: staging.pageCount, isCompleted: true))
     }
 
     /// Drops every table, view, index and trigger of the main schema, and empties

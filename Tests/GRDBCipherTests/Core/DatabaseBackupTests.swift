@@ -41,6 +41,27 @@ struct DatabaseBackupTests {
         #expect(try destination.dbQueue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM sqlite_master") } == 0)
     }
 
+    @Test func progressErrorAfterCompletionIsIgnored() throws {
+        let source = try TestDatabase()
+        try source.dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE t(a)")
+            let statement = try db.makeStatement(sql: "INSERT INTO t VALUES (randomblob(500))")
+            for _ in 0..<40 { try statement.execute() }
+        }
+        let destination = try TestDatabase()
+        struct Late: Error {}
+        final class Log: @unchecked Sendable { var completed: [Int] = []; var total = 0 }
+        let log = Log()
+        // Thrown when the backup is complete: the backup is kept, and no error reaches the caller.
+        try source.dbQueue.backup(to: destination.dbQueue, pagesPerStep: 1) { progress in
+            log.completed.append(progress.completedPageCount)
+            log.total = progress.totalPageCount
+            if progress.isCompleted { throw Late() }
+        }
+        #expect(log.completed == Array(1...log.total))
+        #expect(try destination.dbQueue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM t") } == 40)
+    }
+
     // MARK: - Between different encryptions: sqlcipher_export inside one transaction
 
     private static let richSchema = """
