@@ -35,7 +35,8 @@ public struct DatabaseError: Error, Hashable, Sendable, CustomStringConvertible 
 
     let publicStatementArguments: Bool
 
-    /// Creates a database error.
+    /// Creates a database error. Without a message, the message is SQLite's standard text for
+    /// the result code ("SQL logic error", "database is locked"…).
     public init(
         resultCode: ResultCode = .SQLITE_ERROR,
         message: String? = nil,
@@ -44,7 +45,7 @@ public struct DatabaseError: Error, Hashable, Sendable, CustomStringConvertible 
         publicStatementArguments: Bool = false)
     {
         self.extendedResultCode = resultCode
-        self.message = message
+        self.message = message ?? String(cString: sqlite3_errstr(resultCode.rawValue))
         self.sql = sql
         self.arguments = arguments
         self.publicStatementArguments = publicStatementArguments

@@ -37,7 +37,11 @@ struct DatabaseErrorTests {
         #expect(error.resultCode == .SQLITE_CONSTRAINT)
         #expect(error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE)
         #expect(error.description == "SQLite error 19: m - while executing `S`")
-        #expect(DatabaseError().description == "SQLite error 1")
+        // Without a message, SQLite's standard text for the code.
+        #expect(DatabaseError().message == "SQL logic error")
+        #expect(DatabaseError().description == "SQLite error 1: SQL logic error")
+        #expect(DatabaseError(resultCode: .SQLITE_BUSY).message == "database is locked")
+        #expect(DatabaseError(resultCode: .SQLITE_CONSTRAINT_UNIQUE).message == "constraint failed")
         #expect(!(ResultCode.SQLITE_CONSTRAINT ~= (RowDecodingError.columnNotFound("a", type: Int.self, row: Row()) as any Error)))
     }
 }
