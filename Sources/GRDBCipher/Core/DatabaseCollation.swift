@@ -32,19 +32,27 @@ public final class DatabaseCollation: Hashable, Sendable {
     }
 
     /// Compares with `String.compare`, unicode-aware.
-    public static let unicodeCompare = DatabaseCollation("unicodeCompare") { $0 == $1 ? .orderedSame : ($0 < $1 ? .orderedAscending : .orderedDescending) }
+    public static let unicodeCompare = DatabaseCollation("swiftCompare") { $0 == $1 ? .orderedSame : ($0 < $1 ? .orderedAscending : .orderedDescending) }
 
     /// Compares with `caseInsensitiveCompare`.
-    public static let caseInsensitiveCompare = DatabaseCollation("caseInsensitiveCompare") { $0.caseInsensitiveCompare($1) }
+    public static let caseInsensitiveCompare = DatabaseCollation("swiftCaseInsensitiveCompare") { $0.caseInsensitiveCompare($1) }
 
     /// Compares with `localizedCaseInsensitiveCompare`.
-    public static let localizedCaseInsensitiveCompare = DatabaseCollation("localizedCaseInsensitiveCompare") { $0.localizedCaseInsensitiveCompare($1) }
+    public static let localizedCaseInsensitiveCompare = DatabaseCollation("swiftLocalizedCaseInsensitiveCompare") { $0.localizedCaseInsensitiveCompare($1) }
 
     /// Compares with `localizedCompare`.
-    public static let localizedCompare = DatabaseCollation("localizedCompare") { $0.localizedCompare($1) }
+    public static let localizedCompare = DatabaseCollation("swiftLocalizedCompare") { $0.localizedCompare($1) }
 
     /// Compares with `localizedStandardCompare`.
-    public static let localizedStandardCompare = DatabaseCollation("localizedStandardCompare") { $0.localizedStandardCompare($1) }
+    public static let localizedStandardCompare = DatabaseCollation("swiftLocalizedStandardCompare") { $0.localizedStandardCompare($1) }
+
+    /// The collations every connection registers, under the SQL names GRDB gives them
+    /// (`swiftCompare`, `swiftCaseInsensitiveCompare`…), so that schemas written by GRDB
+    /// applications can be queried.
+    static let defaultCollations = [
+        unicodeCompare, caseInsensitiveCompare, localizedCaseInsensitiveCompare,
+        localizedCompare, localizedStandardCompare,
+    ]
 }
 
 extension Database {
@@ -87,5 +95,25 @@ extension Database {
         preconditionValidAccess()
         collations[collation.name.lowercased()] = nil
         sqlite3_create_collation_v2(handle, collation.name, SQLITE_UTF8, nil, nil, nil)
+    }
+
+    /// Rebuilds the indexes that use a built-in collation.
+    ///
+    /// ```swift
+    /// try db.reindex(collation: .nocase) // REINDEX "NOCASE"
+    /// ```
+    ///
+    /// Related SQLite documentation: <https://www.sqlite.org/lang_reindex.html>
+    public func reindex(collation: Database.CollationName) throws {
+        try execute(sql: "REINDEX \(collation.rawValue.quotedDatabaseIdentifier)")
+    }
+
+    /// Rebuilds the indexes that use a custom collation, after its ordering changed.
+    ///
+    /// ```swift
+    /// try db.reindex(collation: .localizedCompare) // REINDEX "swiftLocalizedCompare"
+    /// ```
+    public func reindex(collation: DatabaseCollation) throws {
+        try execute(sql: "REINDEX \(collation.name.quotedDatabaseIdentifier)")
     }
 }

@@ -86,13 +86,36 @@ struct DatabaseFunctionTests {
         let test = try TestDatabase()
         try test.dbQueue.write { (db: Database) throws in
             db.add(collation: reversed)
-            db.add(collation: .localizedCaseInsensitiveCompare)
             try db.execute(sql: "CREATE TABLE t(name); INSERT INTO t VALUES ('b'), ('a'), ('C')")
             #expect(try String.fetchAll(db, sql: "SELECT name FROM t ORDER BY name COLLATE reversed") == ["b", "a", "C"])
-            #expect(try String.fetchAll(db, sql: "SELECT name FROM t ORDER BY name COLLATE localizedCaseInsensitiveCompare") == ["a", "b", "C"])
+            #expect(try String.fetchAll(db, sql: "SELECT name FROM t ORDER BY name COLLATE swiftLocalizedCaseInsensitiveCompare") == ["a", "b", "C"])
             #expect(try String.fetchAll(db, sql: "SELECT name FROM t ORDER BY name COLLATE \(Database.CollationName.nocase.rawValue)") == ["a", "b", "C"])
             db.remove(collation: reversed)
             expectDatabaseError(.SQLITE_ERROR) { _ = try String.fetchAll(db, sql: "SELECT name FROM t ORDER BY name COLLATE reversed") }
+        }
+    }
+
+    @Test func builtInCollationsAreRegisteredUnderGRDBNames() throws {
+        #expect(DatabaseCollation.unicodeCompare.name == "swiftCompare")
+        #expect(DatabaseCollation.caseInsensitiveCompare.name == "swiftCaseInsensitiveCompare")
+        #expect(DatabaseCollation.localizedCaseInsensitiveCompare.name == "swiftLocalizedCaseInsensitiveCompare")
+        #expect(DatabaseCollation.localizedCompare.name == "swiftLocalizedCompare")
+        #expect(DatabaseCollation.localizedStandardCompare.name == "swiftLocalizedStandardCompare")
+        let test = try TestDatabase()
+        try test.dbQueue.write { (db: Database) throws in
+            // No add(collation:) needed: a schema written by a GRDB application works as is.
+            try db.create(table: "city") { t in
+                t.column("name", .text).collate(.caseInsensitiveCompare)
+            }
+            #expect(try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'city'")?
+                .contains("COLLATE swiftCaseInsensitiveCompare") == true)
+            try db.execute(sql: "INSERT INTO city(name) VALUES ('lyon'), ('Berlin'), ('athens')")
+            #expect(try String.fetchAll(db, sql: "SELECT name FROM city ORDER BY name") == ["athens", "Berlin", "lyon"])
+            #expect(try String.fetchAll(db, sql: "SELECT name FROM city ORDER BY name COLLATE swiftCompare") == ["Berlin", "athens", "lyon"])
+            try db.execute(sql: "CREATE INDEX city_name ON city(name)")
+            try db.reindex(collation: .caseInsensitiveCompare)
+            try db.reindex(collation: .nocase)
+            expectDatabaseError(.SQLITE_ERROR) { try db.reindex(collation: DatabaseCollation("unknown") { _, _ in .orderedSame }) }
         }
     }
 }
