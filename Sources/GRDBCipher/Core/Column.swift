@@ -47,11 +47,6 @@ extension Row {
     public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible, Column: ColumnExpression>(_ column: Column) -> Value {
         self[column.name]
     }
-
-    /// The value of the column, converted to `Value`, or nil (fast path).
-    public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible, Column: ColumnExpression>(_ column: Column) -> Value? {
-        self[column.name]
-    }
 }
 
 extension ColumnExpression where Self: RawRepresentable, RawValue == String {

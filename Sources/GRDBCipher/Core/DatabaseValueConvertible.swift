@@ -84,6 +84,9 @@ let SQLITE_TRANSIENT = grdbcipher_transient_destructor()
 
 /// A type that reads itself straight from `sqlite3_column_*`, skipping `DatabaseValue`.
 ///
+/// Values read this way follow SQLite's conversions (those of `sqlite3_column_int64`,
+/// `sqlite3_column_double`, `sqlite3_column_text`…), as GRDB's do.
+///
 /// Conforming types are decoded faster when fetched, or read from a `Row`:
 ///
 /// ```swift
@@ -95,6 +98,18 @@ let SQLITE_TRANSIENT = grdbcipher_transient_destructor()
 public protocol StatementColumnConvertible {
     /// Creates an instance from the column at `index` of the current row, if possible.
     init?(sqliteStatement: SQLiteStatement, index: CInt)
+
+    /// Returns a value from the column at `index` of the current row, or nil for NULL or a
+    /// value that does not convert. The index is not checked.
+    static func fromStatement(_ sqliteStatement: SQLiteStatement, atUncheckedIndex index: CInt) -> Self?
+}
+
+extension StatementColumnConvertible {
+    @inlinable
+    public static func fromStatement(_ sqliteStatement: SQLiteStatement, atUncheckedIndex index: CInt) -> Self? {
+        guard sqlite3_column_type(sqliteStatement, index) != SQLITE_NULL else { return nil }
+        return Self(sqliteStatement: sqliteStatement, index: index)
+    }
 }
 
 /// A raw SQLite statement handle.
@@ -122,6 +137,30 @@ extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvert
     }
 
     public static func fromMissingColumn() -> Wrapped?? { .some(.none) }
+}
+
+/// Optional values read straight from SQLite: NULL is `nil`, other values convert as
+/// `Wrapped` does.
+///
+/// ```swift
+/// let emails = try String?.fetchAll(db, sql: "SELECT email FROM player") // [String?]
+/// ```
+extension Optional: StatementColumnConvertible where Wrapped: StatementColumnConvertible {
+    @inlinable
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        if sqlite3_column_type(sqliteStatement, index) == SQLITE_NULL {
+            self = .none
+            return
+        }
+        guard let value = Wrapped(sqliteStatement: sqliteStatement, index: index) else { return nil }
+        self = .some(value)
+    }
+
+    /// `.some(nil)` for NULL, `.some(value)` for a value that converts, nil otherwise.
+    @inlinable
+    public static func fromStatement(_ sqliteStatement: SQLiteStatement, atUncheckedIndex index: CInt) -> Wrapped?? {
+        Wrapped?(sqliteStatement: sqliteStatement, index: index)
+    }
 }
 
 // MARK: - RawRepresentable

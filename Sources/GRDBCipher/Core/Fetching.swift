@@ -1,3 +1,5 @@
+import CSQLCipher
+
 // The fetch methods of rows and values: from SQL text, from a prepared statement, and from an
 // SQL literal. SQL text goes through the connection's statement cache.
 
@@ -80,8 +82,15 @@ extension DatabaseValueConvertible {
         try Set(fetchCursor(db, sql: sql, arguments: arguments, adapter: adapter))
     }
 
-    /// Returns the first value fetched from an SQL query, or nil if there is no row or the
-    /// value is NULL.
+    /// Returns the first value fetched from an SQL query, or nil if there is no row. A NULL
+    /// value gives what `fromDatabaseValue(.null)` gives: nil for most types,
+    /// `DatabaseValue.null` for ``DatabaseValue``, `.some(nil)` for an optional.
+    ///
+    /// ```swift
+    /// let name = try String.fetchOne(db, sql: "SELECT name FROM player WHERE id = 1")
+    /// let email = try String?.fetchOne(db, sql: "SELECT email FROM player WHERE id = 1")
+    /// // email is nil when there is no such player, .some(nil) when the email is NULL
+    /// ```
     public static func fetchOne(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> Self? {
         try fetchOne(db.fetchStatement(sql: sql), arguments: arguments, adapter: adapter)
     }
@@ -101,13 +110,14 @@ extension DatabaseValueConvertible {
         try Set(fetchCursor(statement, arguments: arguments, adapter: adapter))
     }
 
-    /// Returns the first value fetched from a prepared statement, or nil for no row or NULL.
+    /// Returns the first value fetched from a prepared statement, or nil for no row (see
+    /// ``fetchOne(_:sql:arguments:adapter:)`` for NULL).
     public static func fetchOne(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> Self? {
         let cursor = try RowCursor(statement: statement, arguments: arguments, adapter: adapter)
         guard let row = try cursor.next() else { return nil }
         // (Only an adapter can give a row no column: SQLite rows have one at least.)
         if row.count == 0 { throw DatabaseError.noValueColumn(statement) }
-        if row.databaseValueIsNull(at: 0) { return nil }
+        if row.databaseValueIsNull(at: 0) { return Self.fromDatabaseValue(.null) }
         return try row.decode(Self.self, at: 0).get()
     }
 }
@@ -116,6 +126,12 @@ extension DatabaseValueConvertible where Self: StatementColumnConvertible {
     /// Returns a cursor over values fetched from an SQL query (fast path).
     public static func fetchCursor(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> FastDatabaseValueCursor<Self> {
         try FastDatabaseValueCursor(statement: db.fetchStatement(sql: sql), arguments: arguments, adapter: adapter)
+    }
+
+    /// Returns the first value fetched from an SQL query, or nil if there is no row (fast
+    /// path; see ``DatabaseValueConvertible/fetchOne(_:sql:arguments:adapter:)`` for NULL).
+    public static func fetchOne(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> Self? {
+        try fetchOne(db.fetchStatement(sql: sql), arguments: arguments, adapter: adapter)
     }
 
     /// Returns an array of values fetched from an SQL query (fast path).
@@ -133,6 +149,26 @@ extension DatabaseValueConvertible where Self: StatementColumnConvertible {
         try FastDatabaseValueCursor(statement: statement, arguments: arguments, adapter: adapter)
     }
 
+    /// Returns the first value fetched from a prepared statement, or nil if there is no row
+    /// (fast path).
+    public static func fetchOne(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> Self? {
+        let stepper = try StatementStepper(statement: statement, arguments: arguments, adapter: adapter)
+        guard try stepper.step() else { return nil }
+        let row = stepper.row
+        // (Only an adapter can give a row no column, or a statement without result columns
+        // such as a pragma that answers nothing.)
+        if row.count == 0 { throw DatabaseError.noValueColumn(statement) }
+        let column = CInt(row.adaptedLayout?.layout.baseIndexes[0] ?? 0)
+        let sqliteStatement = statement.sqliteStatement
+        if sqlite3_column_type(sqliteStatement, column) == SQLITE_NULL {
+            return Self.fromDatabaseValue(.null)
+        }
+        if let value = Self(sqliteStatement: sqliteStatement, index: column) {
+            return value
+        }
+        return try row.decode(Self.self, at: 0).get()
+    }
+
     /// Returns an array of values fetched from a prepared statement (fast path).
     public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> [Self] {
         try Array(fetchCursor(statement, arguments: arguments, adapter: adapter))
@@ -141,27 +177,5 @@ extension DatabaseValueConvertible where Self: StatementColumnConvertible {
     /// Returns a set of values fetched from a prepared statement (fast path).
     public static func fetchSet(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> Set<Self> where Self: Hashable {
         try Set(fetchCursor(statement, arguments: arguments, adapter: adapter))
-    }
-}
-
-extension Optional where Wrapped: DatabaseValueConvertible & StatementColumnConvertible {
-    /// Returns a cursor over optional values fetched from an SQL query (fast path).
-    public static func fetchCursor(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> FastNullableDatabaseValueCursor<Wrapped> {
-        try FastNullableDatabaseValueCursor(statement: db.fetchStatement(sql: sql), arguments: arguments, adapter: adapter)
-    }
-
-    /// Returns an array of optional values fetched from an SQL query (fast path).
-    public static func fetchAll(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> [Wrapped?] {
-        try Array(fetchCursor(db, sql: sql, arguments: arguments, adapter: adapter))
-    }
-
-    /// Returns a cursor over optional values fetched from a prepared statement (fast path).
-    public static func fetchCursor(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> FastNullableDatabaseValueCursor<Wrapped> {
-        try FastNullableDatabaseValueCursor(statement: statement, arguments: arguments, adapter: adapter)
-    }
-
-    /// Returns an array of optional values fetched from a prepared statement (fast path).
-    public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> [Wrapped?] {
-        try Array(fetchCursor(statement, arguments: arguments, adapter: adapter))
     }
 }

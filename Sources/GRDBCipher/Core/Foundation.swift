@@ -87,9 +87,9 @@ extension UUID: DatabaseValueConvertible, StatementColumnConvertible {
 extension URL: DatabaseValueConvertible {
     public var databaseValue: DatabaseValue { .init(storage: .string(absoluteString)) }
 
+    /// From text, or a BLOB of UTF-8 text.
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> URL? {
-        guard case .string(let string) = dbValue.storage else { return nil }
-        return URL(string: string)
+        String.fromDatabaseValue(dbValue).flatMap { URL(string: $0) }
     }
 }
 

@@ -233,16 +233,6 @@ extension Row {
         return fastDecodeOrFatal(Value.self, at: checkedIndex(index))
     }
 
-    /// The value at `index`, converted to `Value`, or nil for NULL (fast path).
-    @inlinable @inline(__always)
-    public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ index: Int) -> Value? {
-        if let sqliteStatement, index >= 0, index < count {
-            if let value = Row.liveValue(Value.self, sqliteStatement, CInt(index)) { return value }
-            if sqlite3_column_type(sqliteStatement, CInt(index)) == SQLITE_NULL { return nil }
-        }
-        return fastDecodeOptionalOrFatal(Value.self, at: checkedIndex(index))
-    }
-
     /// The non-NULL value at `index` of a live statement, or nil if it is NULL or does not
     /// convert.
     @inlinable @inline(__always)
@@ -288,14 +278,6 @@ extension Row {
             return missingColumnOrFatal(columnName, Value.self)
         }
         return self[index] as Value
-    }
-
-    /// The value of the leftmost column named `columnName`, converted to `Value`, or nil for
-    /// NULL or a missing column (fast path).
-    @inlinable @inline(__always)
-    public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ columnName: String) -> Value? {
-        guard let index = index(forColumn: columnName) else { return nil }
-        return self[index] as Value?
     }
 
     @usableFromInline
@@ -386,12 +368,6 @@ extension Row {
         case .success(let value): return value
         case .failure(let error): fatalError(error.description)
         }
-    }
-
-    @usableFromInline
-    func fastDecodeOptionalOrFatal<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ type: Value.Type, at index: Int) -> Value? {
-        if databaseValueIsNull(at: index) { return nil }
-        return fastDecodeOrFatal(type, at: index)
     }
 
     func databaseValueIsNull(at index: Int) -> Bool {

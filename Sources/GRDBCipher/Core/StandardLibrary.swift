@@ -1,7 +1,15 @@
 import CSQLCipher
+import Foundation
 
-// Conversions of the standard library's types. Integers are stored as INTEGER; a value that
-// does not fit the requested width fails to decode (nil here, an error in throwing APIs).
+// Conversions of the standard library's types, as GRDB converts:
+// - `fromDatabaseValue` (database values, copied rows) is strict about storage classes: TEXT
+//   never becomes a number. A REAL becomes an integer by truncation toward zero, when the result
+//   fits the requested width.
+// - `init(sqliteStatement:index:)` (values read straight from a statement: fetched values, rows
+//   of a cursor) applies SQLite's own conversions, those of `sqlite3_column_int64`,
+//   `_double` and `_text`: TEXT "42" is 42, a REAL read as an integer is truncated, a number read
+//   as a String is its text. An integer that does not fit the requested width fails to decode
+//   (nil here, an error in throwing APIs). NULL is never converted.
 //
 // The fast conversions read a column through `sqlite3_column_value`: one call into SQLite per
 // value instead of one for the type and one for the content. The value is "unprotected" in
@@ -23,15 +31,15 @@ extension Bool: DatabaseValueConvertible, StatementColumnConvertible {
     public init?(sqliteStatement: SQLiteStatement, index: CInt) {
         let value = sqlite3_column_value(sqliteStatement, index)
         switch sqlite3_value_type(value) {
-        case SQLITE_INTEGER: self = sqlite3_value_int64(value) != 0
+        case SQLITE_NULL: return nil
         case SQLITE_FLOAT: self = sqlite3_value_double(value) != 0
-        default: return nil
+        default: self = sqlite3_value_int64(value) != 0
         }
     }
 }
 
-/// Shared by every fixed-width integer: INTEGER values that fit, and REAL values that are
-/// exact integers that fit.
+/// Shared by every fixed-width integer: INTEGER values that fit, and REAL values truncated
+/// toward zero when the result fits.
 protocol DatabaseInteger: FixedWidthInteger, DatabaseValueConvertible, StatementColumnConvertible {}
 
 extension DatabaseInteger {
@@ -46,28 +54,21 @@ extension DatabaseInteger {
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Self? {
         switch dbValue.storage {
         case .int64(let int64): return Self(exactly: int64)
-        case .double(let double): return Self(exactly: double)
+        case .double(let double): return Self(exactly: double.rounded(.towardZero))
         default: return nil
         }
     }
 }
 
 extension FixedWidthInteger {
-    /// The column at `index`, if it is an INTEGER that fits, or a REAL that is an exact
-    /// integer that fits.
+    /// The non-NULL column at `index`, converted by SQLite as `sqlite3_column_int64` does (a
+    /// REAL truncated, TEXT parsed), if the result fits.
     @inlinable @inline(__always)
     init?(sqliteColumn sqliteStatement: SQLiteStatement, index: CInt) {
         let value = sqlite3_column_value(sqliteStatement, index)
-        switch sqlite3_value_type(value) {
-        case SQLITE_INTEGER:
-            guard let value = Self(exactly: sqlite3_value_int64(value)) else { return nil }
-            self = value
-        case SQLITE_FLOAT:
-            guard let value = Self(exactly: sqlite3_value_double(value)) else { return nil }
-            self = value
-        default:
-            return nil
-        }
+        guard sqlite3_value_type(value) != SQLITE_NULL,
+              let integer = Self(exactly: sqlite3_value_int64(value)) else { return nil }
+        self = integer
     }
 }
 
@@ -128,10 +129,8 @@ extension Double: DatabaseValueConvertible, StatementColumnConvertible {
     @inlinable @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) {
         let value = sqlite3_column_value(sqliteStatement, index)
-        switch sqlite3_value_type(value) {
-        case SQLITE_INTEGER, SQLITE_FLOAT: self = sqlite3_value_double(value)
-        default: return nil
-        }
+        guard sqlite3_value_type(value) != SQLITE_NULL else { return nil }
+        self = sqlite3_value_double(value)
     }
 }
 
@@ -152,15 +151,19 @@ extension Float: DatabaseValueConvertible, StatementColumnConvertible {
 extension String: DatabaseValueConvertible, StatementColumnConvertible {
     public var databaseValue: DatabaseValue { .init(storage: .string(self)) }
 
+    /// TEXT, or a BLOB read as UTF-8 text (as SQLite reads it), if it is valid UTF-8.
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> String? {
-        if case .string(let string) = dbValue.storage { return string }
-        return nil
+        switch dbValue.storage {
+        case .string(let string): return string
+        case .blob(let data): return String(bytes: data, encoding: .utf8)
+        default: return nil
+        }
     }
 
     @inlinable @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) {
         let value = sqlite3_column_value(sqliteStatement, index)
-        guard sqlite3_value_type(value) == SQLITE_TEXT, let text = sqlite3_value_text(value) else { return nil }
+        guard sqlite3_value_type(value) != SQLITE_NULL, let text = sqlite3_value_text(value) else { return nil }
         self.init(sqliteText: text, count: sqlite3_value_bytes(value))
     }
 

@@ -209,7 +209,8 @@ extension FetchRequest where RowDecoder: DatabaseValueConvertible {
         try RowDecoder.fetchAll(db, self)
     }
 
-    /// Returns the first fetched value, if any and not NULL.
+    /// Returns the first fetched value, if any (a NULL value gives what
+    /// `fromDatabaseValue(.null)` gives).
     public func fetchOne(_ db: Database) throws -> RowDecoder? {
         try RowDecoder.fetchOne(db, self)
     }
@@ -231,6 +232,11 @@ extension FetchRequest where RowDecoder: DatabaseValueConvertible & StatementCol
     /// Returns an array of the fetched values (fast path).
     public func fetchAll(_ db: Database) throws -> [RowDecoder] {
         try RowDecoder.fetchAll(db, self)
+    }
+
+    /// Returns the first fetched value, if any (fast path).
+    public func fetchOne(_ db: Database) throws -> RowDecoder? {
+        try RowDecoder.fetchOne(db, self)
     }
 }
 
@@ -312,7 +318,8 @@ extension DatabaseValueConvertible {
         return try fetchAll(prepared.statement, adapter: prepared.adapter)
     }
 
-    /// Returns the first value of a request, if any and not NULL.
+    /// Returns the first value of a request, if any (a NULL value gives what
+    /// `fromDatabaseValue(.null)` gives).
     public static func fetchOne(_ db: Database, _ request: some FetchRequest) throws -> Self? {
         let prepared = try request.makePreparedRequest(db, forSingleResult: true)
         return try fetchOne(prepared.statement, adapter: prepared.adapter)
@@ -338,6 +345,20 @@ extension DatabaseValueConvertible where Self: StatementColumnConvertible {
     public static func fetchAll(_ db: Database, _ request: some FetchRequest) throws -> [Self] {
         let prepared = try request.makePreparedRequest(db, forSingleResult: false)
         return try fetchAll(prepared.statement, adapter: prepared.adapter)
+    }
+
+    /// Returns the first value of a request, if any (fast path).
+    public static func fetchOne(_ db: Database, _ request: some FetchRequest) throws -> Self? {
+        let prepared = try request.makePreparedRequest(db, forSingleResult: true)
+        return try fetchOne(prepared.statement, adapter: prepared.adapter)
+    }
+}
+
+extension DatabaseValueConvertible where Self: StatementColumnConvertible & Hashable {
+    /// Returns a set of the values of a request (fast path).
+    public static func fetchSet(_ db: Database, _ request: some FetchRequest) throws -> Set<Self> {
+        let prepared = try request.makePreparedRequest(db, forSingleResult: false)
+        return try fetchSet(prepared.statement, adapter: prepared.adapter)
     }
 }
 

@@ -53,7 +53,6 @@ struct DatabaseValueConvertibleTests {
             #expect(throws: RowDecodingError.self) { try UInt8.fetchAll(db, sql: "SELECT -1") }
             #expect(throws: RowDecodingError.self) { try Int32.fetchOne(db, sql: "SELECT 4294967296") }
             #expect(throws: RowDecodingError.self) { try UInt.fetchOne(db, sql: "SELECT -5") }
-            #expect(throws: RowDecodingError.self) { try Int.fetchOne(db, sql: "SELECT 1.5") }
             #expect(try Int.fetchOne(db, sql: "SELECT 2.0") == 2)
             #expect(Int8.fromDatabaseValue(300.databaseValue) == nil)
             #expect(Int16.fromDatabaseValue(300.databaseValue) == 300)
@@ -64,10 +63,10 @@ struct DatabaseValueConvertibleTests {
         let test = try TestDatabase()
         try test.dbQueue.read { (db: Database) throws in
             do {
-                _ = try Int.fetchAll(db, sql: "SELECT 'secret-text' AS code")
+                _ = try UUID.fetchAll(db, sql: "SELECT 'secret-text' AS code")
                 Issue.record("expected an error")
             } catch let error as RowDecodingError {
-                #expect(error.description.contains("could not decode Int from database value of type TEXT"))
+                #expect(error.description.contains("could not decode UUID from database value of type TEXT"))
                 #expect(error.description.contains("column: \"code\""))
                 #expect(!error.description.contains("secret-text"))
             }
@@ -91,6 +90,7 @@ struct DatabaseValueConvertibleTests {
         #expect(Double.fromDatabaseValue(2.databaseValue) == 2.0)
         #expect(Bool.fromDatabaseValue(2.databaseValue) == true)
         #expect(String.fromDatabaseValue(1.databaseValue) == nil)
+        #expect(Data([0x66, 0x6f, 0x6f]).databaseValue.description == "Data(3 bytes)")
         #expect(Data.fromDatabaseValue("ab".databaseValue) == Data("ab".utf8))
     }
 
@@ -166,6 +166,143 @@ struct DatabaseValueConvertibleTests {
             #expect(try Int.fetchAll(statement, arguments: [1]) == [2])
             #expect(try URL.fetchAll(db, sql: "SELECT 'https://a.b'") == [URL(string: "https://a.b")!])
             expectDatabaseError(.SQLITE_MISUSE) { _ = try Int.fetchAll(db.makeStatement(sql: "CREATE TEMP TABLE x(a)")) }
+        }
+    }
+
+    // MARK: - Conversions as GRDB makes them
+
+    @Test func realsTruncateTowardZeroWhenTheyFit() {
+        #expect(Int64.fromDatabaseValue(1.9.databaseValue) == 1)
+        #expect(Int.fromDatabaseValue((-2.7).databaseValue) == -2)
+        #expect(Int32.fromDatabaseValue(2147483647.999999.databaseValue) == Int32.max)
+        #expect(Int32.fromDatabaseValue(2147483648.0.databaseValue) == nil)
+        #expect(UInt8.fromDatabaseValue((-0.5).databaseValue) == 0)
+        #expect(Int.fromDatabaseValue(Double.nan.databaseValue) == nil)
+        #expect(Int.fromDatabaseValue(Double.infinity.databaseValue) == nil)
+        // Database values stay strict about text.
+        #expect(Int.fromDatabaseValue("42".databaseValue) == nil)
+        #expect(Double.fromDatabaseValue("4.5".databaseValue) == nil)
+    }
+
+    @Test func valuesReadFromStatementsConvertAsSQLiteDoes() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.read { (db: Database) throws in
+            // SQLCipher's pragmas answer with text.
+            if TestEnvironment.encrypted {
+                #expect(try Int.fetchOne(db, sql: "PRAGMA cipher_page_size") == 4096)
+                #expect(try Int.fetchOne(db, sql: "PRAGMA kdf_iter") == 256000)
+            }
+            #expect(try Int.fetchOne(db, sql: "SELECT '256000'") == 256000)
+            #expect(try Int64.fetchOne(db, sql: "SELECT 1.9") == 1)
+            #expect(try Int.fetchAll(db, sql: "SELECT '12 monkeys' UNION ALL SELECT -3.5") == [12, -3])
+            #expect(try Double.fetchOne(db, sql: "SELECT '2.5'") == 2.5)
+            #expect(try String.fetchOne(db, sql: "SELECT 42") == "42")
+            #expect(try String.fetchOne(db, sql: "SELECT x'616263'") == "abc")
+            #expect(try Bool.fetchOne(db, sql: "SELECT '1'") == true)
+            // Narrow integers that do not fit still fail.
+            #expect(throws: RowDecodingError.self) { try Int8.fetchOne(db, sql: "SELECT '1000'") }
+            // Rows of a cursor read their values the same way; copied rows hold database values.
+            let rows = try Row.fetchCursor(db, sql: "SELECT '7' AS n")
+            while let row = try rows.next() {
+                #expect(row["n"] as Int == 7)
+                #expect(Int.fromDatabaseValue(row.copy()["n"] as DatabaseValue) == nil)
+            }
+        }
+    }
+
+    @Test func blobsDecodeAsUTF8Text() {
+        #expect(String.fromDatabaseValue(Data("bar".utf8).databaseValue) == "bar")
+        #expect(URL.fromDatabaseValue(Data("bar".utf8).databaseValue)?.absoluteString == "bar")
+        #expect(String.fromDatabaseValue(Data([0xff, 0xfe]).databaseValue) == nil)
+    }
+
+    @Test func fetchOneDistinguishesNoRowFromNull() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.read { (db: Database) throws in
+            #expect(try DatabaseValue.fetchOne(db, sql: "SELECT NULL") == .null)
+            #expect(try DatabaseValue.fetchOne(db, sql: "SELECT 1 WHERE 0") == nil)
+            let null = try String?.fetchOne(db, sql: "SELECT NULL")
+            #expect(null == .some(nil))
+            let noRow = try String?.fetchOne(db, sql: "SELECT 'a' WHERE 0")
+            #expect(noRow == nil)
+            let value = try Int?.fetchOne(db, sql: "SELECT 5")
+            #expect(value == .some(5))
+            #expect(try Int.fetchOne(db, sql: "SELECT NULL") == nil)
+            // Through a statement and a request too.
+            let statement = try db.makeStatement(sql: "SELECT NULL")
+            #expect(try Int?.fetchOne(statement) == .some(nil))
+            #expect(try DatabaseValue.fetchOne(db, SQLRequest<DatabaseValue>(sql: "SELECT NULL")) == .null)
+            #expect(try SQLRequest<Int?>(sql: "SELECT NULL").fetchOne(db) == .some(nil))
+            #expect(try Int.fetchOne(db, SQLRequest<Int>(sql: "SELECT NULL")) == nil)
+        }
+    }
+
+    /// A type whose two conversions differ, to see which one each fetch uses.
+    struct Marked: DatabaseValueConvertible, StatementColumnConvertible, Hashable {
+        var source: String
+        var databaseValue: DatabaseValue { source.databaseValue }
+        static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Marked? { Marked(source: "value") }
+        init(source: String) { self.source = source }
+        init?(sqliteStatement: SQLiteStatement, index: CInt) { source = "statement" }
+    }
+
+    @Test func everyFetchOfAStatementColumnConvertibleUsesTheStatement() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.read { (db: Database) throws in
+            let sql = "SELECT 1"
+            let statement = try db.makeStatement(sql: sql)
+            let request = SQLRequest<Marked>(sql: sql)
+            let statementValue = Marked(source: "statement")
+            #expect(try Marked.fetchOne(db, sql: sql) == statementValue)
+            #expect(try Marked.fetchOne(statement) == statementValue)
+            #expect(try Marked.fetchOne(db, request) == statementValue)
+            #expect(try request.fetchOne(db) == statementValue)
+            #expect(try Marked.fetchSet(db, sql: sql) == [statementValue])
+            #expect(try Marked.fetchSet(db, request) == [statementValue])
+            #expect(try request.fetchSet(db) == [statementValue])
+            #expect(try Marked.fetchAll(db, request) == [statementValue])
+            #expect(try Marked?.fetchOne(db, sql: sql) == .some(statementValue))
+            #expect(try Marked?.fetchAll(db, sql: sql) == [statementValue])
+            #expect(try SQLRequest<Marked?>(sql: sql).fetchAll(db) == [statementValue])
+            #expect(try Marked.fetchOne(db, sql: sql, adapter: SuffixRowAdapter(fromIndex: 0)) == statementValue)
+        }
+    }
+
+    @Test func foundationObjectsAreDatabaseValues() throws {
+        let date = NSDate(timeIntervalSince1970: 0)
+        #expect(date.databaseValue == "1970-01-01 00:00:00.000".databaseValue)
+        #expect(NSData(data: Data([1, 2])).databaseValue == Data([1, 2]).databaseValue)
+        #expect(NSNull().databaseValue == .null)
+        #expect(NSNumber(value: 7).databaseValue.storage == .int64(7))
+        #expect(NSNumber(value: 2.5).databaseValue.storage == .double(2.5))
+        #expect(NSString(string: "text").databaseValue == "text".databaseValue)
+        #expect(NSURL(string: "https://example.com")!.databaseValue == "https://example.com".databaseValue)
+        let uuid = UUID()
+        #expect(NSUUID(uuidString: uuid.uuidString)!.databaseValue == uuid.databaseValue)
+        #expect(CGFloat(1.5).databaseValue.storage == .double(1.5))
+
+        #expect(NSString.fromDatabaseValue("x".databaseValue) == "x")
+        #expect(NSMutableString.fromDatabaseValue("x".databaseValue) == NSMutableString(string: "x"))
+        #expect(NSNumber.fromDatabaseValue(3.databaseValue)?.intValue == 3)
+        #expect(NSDecimalNumber.fromDatabaseValue("1.25".databaseValue) == NSDecimalNumber(string: "1.25"))
+        #expect(NSDate.fromDatabaseValue("1970-01-01 00:00:10".databaseValue)?.timeIntervalSince1970 == 10)
+        #expect(NSData.fromDatabaseValue(Data([9]).databaseValue)?.count == 1)
+        #expect(NSUUID.fromDatabaseValue(uuid.databaseValue)?.uuidString == uuid.uuidString)
+        #expect(NSNull.fromDatabaseValue(.null) != nil)
+        #expect(NSNull.fromDatabaseValue(1.databaseValue) == nil)
+        #expect(CGFloat.fromDatabaseValue(2.databaseValue) == 2)
+
+        // In rows and arguments built from Foundation objects.
+        let objects: [AnyHashable: Any] = ["d": NSDate(timeIntervalSince1970: 0), "e": NSData()]
+        let row = try #require(Row(objects))
+        #expect(row["d"] as String? == "1970-01-01 00:00:00.000")
+        #expect(row["e"] as Data? == Data())
+        let test = try TestDatabase()
+        try test.dbQueue.read { (db: Database) throws in
+            let arguments = try #require(StatementArguments([NSNumber(value: 4), NSString(string: "four")] as [Any]))
+            #expect(try String.fetchOne(db, sql: "SELECT ? || ?", arguments: arguments) == "4four")
+            #expect(try NSString.fetchOne(db, sql: "SELECT 'fetched'") == "fetched")
+            #expect(try NSNumber.fetchAll(db, sql: "SELECT 1 UNION ALL SELECT 2.5").map(\.doubleValue) == [1, 2.5])
         }
     }
 }

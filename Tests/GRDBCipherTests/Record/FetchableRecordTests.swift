@@ -59,7 +59,8 @@ struct FetchableRecordTests {
                 #expect(error.description.contains("Player"))
             }
             do {
-                _ = try Player.fetchOne(db, sql: "SELECT 1 AS id, 'Arthur' AS name, 'secret text' AS score")
+                // (Text read as a number converts as SQLite converts it: a NULL fails.)
+                _ = try Player.fetchOne(db, sql: "SELECT 1 AS id, 'secret text' AS name, NULL AS score")
                 Issue.record("expected an error")
             } catch let error as RowDecodingError {
                 #expect(error.description.contains("\"score\""))
