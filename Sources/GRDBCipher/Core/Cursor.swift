@@ -15,6 +15,11 @@ public protocol Cursor<Element>: AnyObject {
 
     /// Advances to the next element and returns it, or nil when there is none.
     func next() throws -> Element?
+
+    /// Calls `body` on each remaining element. The default implementation calls ``next()``;
+    /// a cursor may implement it on its own, and collection initializers (`Array(cursor)`…)
+    /// and the `forEach` of wrapping cursors (`map`, `filter`, `enumerated`) go through it.
+    func forEach(_ body: (Element) throws -> Void) throws
 }
 
 extension Cursor {
@@ -39,7 +44,7 @@ extension Cursor {
         return nil
     }
 
-    /// Calls `body` on each element.
+    /// Calls `body` on each remaining element.
     public func forEach(_ body: (Element) throws -> Void) throws {
         while let element = try next() {
             try body(element)
@@ -176,18 +181,14 @@ extension Array {
     /// Creates an array with the remaining elements of `cursor`.
     public init<C: Cursor>(_ cursor: C) throws where C.Element == Element {
         self.init()
-        while let element = try cursor.next() {
-            append(element)
-        }
+        try cursor.forEach { append($0) }
     }
 
     /// Creates an array with the remaining elements of `cursor`.
     public init<C: Cursor>(_ cursor: C, minimumCapacity: Int) throws where C.Element == Element {
         self.init()
         reserveCapacity(minimumCapacity)
-        while let element = try cursor.next() {
-            append(element)
-        }
+        try cursor.forEach { append($0) }
     }
 }
 
@@ -195,17 +196,13 @@ extension Set {
     /// Creates a set with the remaining elements of `cursor`.
     public init<C: Cursor>(_ cursor: C) throws where C.Element == Element {
         self.init()
-        while let element = try cursor.next() {
-            insert(element)
-        }
+        try cursor.forEach { insert($0) }
     }
 
     /// Creates a set with the remaining elements of `cursor`.
     public init<C: Cursor>(_ cursor: C, minimumCapacity: Int) throws where C.Element == Element {
         self.init(minimumCapacity: minimumCapacity)
-        while let element = try cursor.next() {
-            insert(element)
-        }
+        try cursor.forEach { insert($0) }
     }
 }
 
@@ -213,7 +210,7 @@ extension Dictionary {
     /// Creates a dictionary grouping the elements of `cursor` by `keyForValue`.
     public init<C: Cursor>(grouping cursor: C, by keyForValue: (C.Element) throws -> Key) throws where Value == [C.Element] {
         self.init()
-        while let element = try cursor.next() {
+        try cursor.forEach { element in
             try self[keyForValue(element), default: []].append(element)
         }
     }
@@ -222,7 +219,7 @@ extension Dictionary {
     /// programmer error, as with Swift's initializer.
     public init<C: Cursor>(uniqueKeysWithValues keysAndValues: C) throws where C.Element == (Key, Value) {
         self.init()
-        while let (key, value) = try keysAndValues.next() {
+        try keysAndValues.forEach { key, value in
             precondition(updateValue(value, forKey: key) == nil, "Duplicate key: \(key)")
         }
     }
@@ -270,6 +267,13 @@ public final class EnumeratedCursor<Base: Cursor>: Cursor {
         defer { offset += 1 }
         return (offset, element)
     }
+
+    public func forEach(_ body: ((offset: Int, element: Base.Element)) throws -> Void) throws {
+        try base.forEach { element in
+            defer { offset += 1 }
+            try body((offset, element))
+        }
+    }
 }
 
 /// A cursor of transformed elements.
@@ -285,6 +289,10 @@ public final class MapCursor<Base: Cursor, Element>: Cursor {
     public func next() throws -> Element? {
         guard let element = try base.next() else { return nil }
         return try transform(element)
+    }
+
+    public func forEach(_ body: (Element) throws -> Void) throws {
+        try base.forEach { try body(transform($0)) }
     }
 }
 
@@ -303,6 +311,12 @@ public final class FilterCursor<Base: Cursor>: Cursor {
             if try isIncluded(element) { return element }
         }
         return nil
+    }
+
+    public func forEach(_ body: (Base.Element) throws -> Void) throws {
+        try base.forEach { element in
+            if try isIncluded(element) { try body(element) }
+        }
     }
 }
 

@@ -17,9 +17,12 @@ final class StatementStepper {
     /// The row that reads the statement's current row, through the adapter if there is one.
     let row: Row
     private var done = false
+    /// The error of the step that failed, if one did.
+    private var failure: DatabaseError?
 
     init(statement: Statement, arguments: StatementArguments?, adapter: (any RowAdapter)? = nil) throws {
         statement.database.preconditionValidAccess()
+        try statement.database.checkTransactionNotAborted(statement)
         let layout = try adapter?._layout(from: _RowLayout(columnNames: statement.columnNames))
         try statement.prepareIteration(arguments: arguments)
         self.statement = statement
@@ -45,18 +48,25 @@ final class StatementStepper {
     }
 
     /// Steps; returns true when a row is available.
+    /// Steps; returns true when a row is available. Once a step failed, every later call
+    /// throws the same error: a failed iteration never looks like a complete one.
     @inline(__always)
     func step() throws -> Bool {
-        if done { return false }
+        if done {
+            if let failure { throw failure }
+            return false
+        }
         let code = sqlite3_step(sqliteStatement)
         if code == SQLITE_ROW {
             statement.columnLookup.rowDidChange()
             return true
         }
         done = true
-        let error = code == SQLITE_DONE ? nil : statement.stepError(code)
+        if code != SQLITE_DONE {
+            failure = statement.stepError(code)
+        }
         finish()
-        if let error { throw error }
+        if let failure { throw failure }
         return false
     }
 }
@@ -130,25 +140,6 @@ public final class FastDatabaseValueCursor<Value: DatabaseValueConvertible & Sta
         if let value = Row.liveValue(Value.self, core.sqliteStatement, core.column) {
             return value
         }
-        return try core.row.decode(Value.self, at: 0).get()
-    }
-}
-
-/// A cursor of optional values read straight from SQLite; NULL gives nil.
-public final class FastNullableDatabaseValueCursor<Value: DatabaseValueConvertible & StatementColumnConvertible>: DatabaseCursor {
-    private let core: ValueCursorCore
-
-    /// The statement that feeds the cursor.
-    public var statement: Statement { core.stepper.statement }
-
-    init(statement: Statement, arguments: StatementArguments?, adapter: (any RowAdapter)? = nil) throws {
-        core = try ValueCursorCore(statement: statement, arguments: arguments, adapter: adapter)
-    }
-
-    public func next() throws -> Value?? {
-        guard try core.stepper.step() else { return nil }
-        if let value = Row.liveValue(Value.self, core.sqliteStatement, core.column) { return value }
-        if sqlite3_column_type(core.sqliteStatement, core.column) == SQLITE_NULL { return .some(nil) }
         return try core.row.decode(Value.self, at: 0).get()
     }
 }

@@ -68,13 +68,56 @@ struct CursorTests {
 
     @Test func errorDuringIterationIsThrown() throws {
         try withNumbers { (db: Database) throws in
-            let values = try Int.fetchCursor(db, sql: "SELECT CASE WHEN a = 4 THEN 'x' ELSE a END FROM t ORDER BY rowid")
+            let values = try Int8.fetchCursor(db, sql: "SELECT CASE WHEN a = 4 THEN 1000 ELSE a END FROM t ORDER BY rowid")
             #expect(try values.next() == 3)
             #expect(try values.next() == 1)
             #expect(throws: RowDecodingError.self) { try values.next() }
             // SQLite errors during a step are DatabaseErrors.
             let failing = try Int.fetchCursor(db, sql: "SELECT abs(-9223372036854775807 - 1)")
             expectDatabaseError(.SQLITE_ERROR) { _ = try failing.next() }
+        }
+    }
+
+    /// A cursor that only knows how to iterate with `forEach`.
+    final class Chunks: Cursor {
+        func next() throws -> Int? {
+            Issue.record("next() called: forEach should have been used")
+            return nil
+        }
+        func forEach(_ body: (Int) throws -> Void) throws {
+            for value in [4, 5, 6] { try body(value) }
+        }
+    }
+
+    @Test func forEachIsACustomizationPoint() throws {
+        #expect(try Array(Chunks()) == [4, 5, 6])
+        #expect(try Array(Chunks(), minimumCapacity: 8) == [4, 5, 6])
+        #expect(try Set(Chunks()) == [4, 5, 6])
+        #expect(try Array(Chunks().map { $0 * 10 }) == [40, 50, 60])
+        #expect(try Array(Chunks().filter { $0 != 5 }) == [4, 6])
+        #expect(try Array(Chunks().enumerated().map { $0.offset }) == [0, 1, 2])
+        #expect(try Dictionary(grouping: Chunks(), by: { $0 % 2 }) == [0: [4, 6], 1: [5]])
+        var seen: [Int] = []
+        try Chunks().map { -$0 }.forEach { seen.append($0) }
+        #expect(seen == [-4, -5, -6])
+    }
+
+    @Test func failedStepKeepsThrowing() throws {
+        try withNumbers { (db: Database) throws in
+            db.add(function: DatabaseFunction("fail", argumentCount: 1) { values in
+                if Int.fromDatabaseValue(values[0]) == 4 { throw DatabaseError(message: "four is refused") }
+                return values[0]
+            })
+            let values = try Int.fetchCursor(db, sql: "SELECT fail(a) FROM t")
+            var read: [Int] = []
+            let first = expectDatabaseError(.SQLITE_ERROR) {
+                while let value = try values.next() { read.append(value) }
+            }
+            #expect(read == [3, 1])
+            // Not a silent end: the same error again.
+            let second = expectDatabaseError(.SQLITE_ERROR) { _ = try values.next() }
+            #expect(first?.message == "four is refused")
+            #expect(second?.message == first?.message)
         }
     }
 }
