@@ -226,6 +226,7 @@ public final class Database {
         let code = sqlite3_close(sqliteConnection)
         if code != SQLITE_OK {
             let error = makeDatabaseError(code, sqliteConnection)
+            Database.logUnfinalizedStatements(sqliteConnection)
             // Leave a zombie that SQLite closes once the last statement is finalized.
             sqlite3_close_v2(sqliteConnection)
             self.sqliteConnection = nil
@@ -281,11 +282,17 @@ public final class Database {
         return try StatementCompiler(database: self, sql: sql).compileSingle()
     }
 
-    /// Prepares a single statement from an SQL literal, with its arguments bound.
+    /// Prepares a single statement from an SQL literal. The arguments of the literal, if it
+    /// has some, are bound; otherwise its parameters are given later:
+    ///
+    /// ```swift
+    /// let insert = try db.makeStatement(literal: "INSERT INTO player (name) VALUES (?)")
+    /// try insert.execute(arguments: ["Arthur"])
+    /// ```
     public func makeStatement(literal sqlLiteral: SQL) throws -> Statement {
         let (sql, arguments) = try sqlLiteral.build(self)
         let statement = try makeStatement(sql: sql)
-        try statement.setArguments(arguments)
+        if !arguments.isEmpty { try statement.setArguments(arguments) }
         return statement
     }
 
@@ -308,11 +315,11 @@ public final class Database {
     }
 
     /// Returns a prepared statement from the connection's cache, with the arguments of the
-    /// literal bound.
+    /// literal bound when it has some.
     public func cachedStatement(literal sqlLiteral: SQL) throws -> Statement {
         let (sql, arguments) = try sqlLiteral.build(self)
         let statement = try cachedStatement(sql: sql)
-        try statement.setArguments(arguments)
+        if !arguments.isEmpty { try statement.setArguments(arguments) }
         return statement
     }
 
@@ -386,6 +393,12 @@ public final class Database {
     /// ROLLBACK; the transaction date at a transaction boundary.
     func noticeEffects(of statement: Statement) {
         let effects = statement.effects
+        if effects.contains(.schemaChange) {
+            // Cached statements keep the tables they were compiled against: after a new table
+            // shadows another one (in temp or main, over an attached database), SQLite would not
+            // recompile them. Fetches must see the schema as it is now.
+            statementCache.removeAll()
+        }
         if !effects.isDisjoint(with: [.schemaChange, .rollback]) {
             clearSchemaCache()
         }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// SQL text with its arguments, built with string interpolation.
 ///
 /// Interpolated values become `?` parameters, so they are never spliced into SQL text:
@@ -121,7 +123,16 @@ extension SQL: ExpressibleByStringInterpolation {
 
         /// `\(value)`: a `?` parameter, or `NULL` for nil.
         public mutating func appendInterpolation(_ value: (any DatabaseValueConvertible)?) {
-            elements.append(.sql("?", [value]))
+            if let value {
+                elements.append(.sql("?", [value]))
+            } else {
+                elements.append(.sql("NULL", StatementArguments()))
+            }
+        }
+
+        /// `\(data)`: one `?` parameter bound to the blob (not a list of bytes).
+        public mutating func appendInterpolation(_ data: Data) {
+            elements.append(.sql("?", [data]))
         }
 
         /// `\(values)`: a parenthesized list of parameters, `(?,?,?)`.
@@ -172,14 +183,32 @@ extension SQL: ExpressibleByStringInterpolation {
             elements.append(.sql(identifier.quotedDatabaseIdentifier, StatementArguments()))
         }
 
-        /// `\(columnsOf: Player.self)`: the columns selected by a record type.
+        /// `\(columnsOf: Player.self)`: the columns selected by a record type, qualified with
+        /// the table name, or with `tableAlias` when given: `"player".*`, or
+        /// `"p"."id", "p"."name"` for a record with a custom `databaseSelection`.
+        ///
+        /// ```swift
+        /// let request: SQLRequest<Row> = """
+        ///     SELECT \(columnsOf: Player.self), \(columnsOf: Team.self)
+        ///     FROM player JOIN team ON team.id = player.teamId
+        ///     """
+        /// // SELECT "player".*, "team".* FROM ...
+        /// ```
         public mutating func appendInterpolation(columnsOf recordType: (some TableRecord).Type, tableAlias: String? = nil) {
+            let qualifier = (tableAlias ?? recordType.databaseTableName).quotedDatabaseIdentifier
             let selections = recordType.databaseSelection.map(\.sqlSelection)
             for (index, selection) in selections.enumerated() {
                 if index > 0 { elements.append(.sql(", ", StatementArguments())) }
-                if let tableAlias, case .allColumns = selection.kind {
-                    elements.append(.sql("\(tableAlias.quotedDatabaseIdentifier).*", StatementArguments()))
-                } else {
+                switch selection.kind {
+                case .allColumns:
+                    elements.append(.sql("\(qualifier).*", StatementArguments()))
+                case .expression(let expression):
+                    if case .column(let name) = expression.kind {
+                        elements.append(.sql("\(qualifier).\(name.quotedDatabaseIdentifier)", StatementArguments()))
+                    } else {
+                        elements.append(.selection(selection))
+                    }
+                default:
                     elements.append(.selection(selection))
                 }
             }

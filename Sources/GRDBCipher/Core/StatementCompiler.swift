@@ -126,8 +126,17 @@ struct StatementCompiler {
             }
             do {
                 let (statement, next) = try prepareOne(at: start)
-                if let statement { plan.statements.append(statement) }
                 offset = next
+                if let statement {
+                    plan.statements.append(statement)
+                    if statement.effects.contains(.schemaChange), let next {
+                        // Statements after a schema change are prepared when their turn comes:
+                        // prepared now, they would keep reading a table the change shadows (a
+                        // new table of main over one of an attached database).
+                        plan.remainderOffset = next
+                        break
+                    }
+                }
             } catch {
                 plan.remainderOffset = start
                 plan.error = error as? DatabaseError

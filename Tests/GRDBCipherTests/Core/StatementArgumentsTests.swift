@@ -38,8 +38,9 @@ struct StatementArgumentsTests {
         }
         let literal: SQL = "SELECT * FROM \(sql: table) WHERE id IN \(ids) AND name IS \(name)"
         let (sql, arguments) = try build(literal)
-        #expect(sql == "SELECT * FROM player WHERE id IN (?,?,?) AND name IS ?")
-        #expect(arguments == [1, 2, 3, nil])
+        // A nil value is the NULL keyword, not a parameter.
+        #expect(sql == "SELECT * FROM player WHERE id IN (?,?,?) AND name IS NULL")
+        #expect(arguments == [1, 2, 3])
         var composed: SQL = "SELECT \(1)"
         composed.append(literal: " + \(2)")
         composed += SQL(sql: " + ?", arguments: [3])
@@ -49,6 +50,66 @@ struct StatementArgumentsTests {
         #expect(try build(parts.joined(separator: " AND ")).sql == "a = ? AND b = ?")
         #expect(databaseQuestionMarks(count: 3) == "?,?,?")
         #expect(try test.dbQueue.read { try Int.fetchOne($0.makeStatement(literal: composed)) } == 6)
+    }
+
+    @Test func dataIsOneParameter() throws {
+        let test = try TestDatabase()
+        let digest = Data("SQLite".utf8)
+        let literal: SQL = "SELECT \(digest) = \(digest)"
+        let (sql, arguments) = try test.dbQueue.read { try literal.build($0) }
+        #expect(sql == "SELECT ? = ?")
+        #expect(arguments == [digest, digest])
+        #expect(try test.dbQueue.read { try Data.fetchOne($0, SQLRequest(literal: "SELECT \(digest)")) } == digest)
+    }
+
+    @Test func literalStatementsWithoutArgumentsTakeThemLater() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.write { (db: Database) throws in
+            try db.execute(sql: "CREATE TABLE player(name TEXT, score INTEGER)")
+            let insert = try db.makeStatement(literal: "INSERT INTO player (name, score) VALUES (?, ?)")
+            try insert.execute(arguments: ["Arthur", 1000])
+            let select = try db.cachedStatement(literal: "SELECT score FROM player WHERE name = :name")
+            #expect(try Int.fetchOne(select, arguments: ["name": "Arthur"]) == 1000)
+            // A forgotten argument is still an error.
+            expectDatabaseError(.SQLITE_MISUSE) {
+                try db.makeStatement(literal: "INSERT INTO player (name, score) VALUES (?, ?)").execute()
+            }
+            // A literal with values binds them at once.
+            let bound = try db.makeStatement(literal: "SELECT score FROM player WHERE name = \("Arthur")")
+            #expect(try Int.fetchOne(bound) == 1000)
+        }
+    }
+
+    @Test func columnsOfAreQualified() throws {
+        struct Player: TableRecord {}
+        struct Team: TableRecord {
+            static let databaseSelection: [any SQLSelectable] = [Column("id"), Column("name")]
+        }
+        let test = try TestDatabase()
+        try test.dbQueue.write { (db: Database) throws in
+            try db.execute(sql: """
+                CREATE TABLE team(id INTEGER PRIMARY KEY, name TEXT, color TEXT);
+                CREATE TABLE player(id INTEGER PRIMARY KEY, teamId INTEGER, name TEXT);
+                INSERT INTO team VALUES (1, 'Reds', 'red');
+                INSERT INTO player VALUES (7, 1, 'Arthur');
+                """)
+            let literal: SQL = """
+                SELECT \(columnsOf: Player.self), \(columnsOf: Team.self)
+                FROM player JOIN team ON team.id = player.teamId
+                """
+            #expect(try literal.build(db).sql == """
+                SELECT "player".*, "team"."id", "team"."name"
+                FROM player JOIN team ON team.id = player.teamId
+                """)
+            // Both tables have id and name: the qualified columns keep them apart.
+            let row = try #require(try Row.fetchOne(db, SQLRequest(literal: literal)))
+            #expect(row.count == 5)
+            #expect(row[0] as Int == 7)
+            #expect(row[3] as Int == 1)
+            #expect(row[4] as String == "Reds")
+            let aliased: SQL = "SELECT \(columnsOf: Player.self, tableAlias: "p") FROM player p"
+            #expect(try aliased.build(db).sql == "SELECT \"p\".* FROM player p")
+        }
     }
 
     /// A reused statement bound from array literals (the W4 benchmark's path): every kind of

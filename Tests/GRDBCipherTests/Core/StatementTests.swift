@@ -116,4 +116,23 @@ struct StatementTests {
             #expect(try Int.fetchOne(cached) == 3)
         }
     }
+
+    @Test func fetchesSeeTablesThatShadowOthers() throws {
+        let test = try TestDatabase()
+        let other = try TestDatabase(name: "other.sqlite")
+        try other.dbQueue.write { try $0.execute(sql: "CREATE TABLE item(name TEXT); INSERT INTO item VALUES ('attached')") }
+        try test.dbQueue.writeWithoutTransaction { (db: Database) throws in
+            let key = TestEnvironment.encrypted ? " KEY \"\(TestEnvironment.testKey)\"" : ""
+            try db.execute(sql: "ATTACH DATABASE '\(other.path)' AS other\(key)")
+            #expect(try String.fetchAll(db, sql: "SELECT name FROM item") == ["attached"])
+            // A table of main now shadows the attached one.
+            try db.execute(sql: "CREATE TABLE item(name TEXT); INSERT INTO item VALUES ('main')")
+            #expect(try String.fetchAll(db, sql: "SELECT name FROM item") == ["main"])
+            // And a temporary table shadows both.
+            try db.execute(sql: "CREATE TEMP TABLE item(name TEXT); INSERT INTO temp.item VALUES ('temp')")
+            #expect(try String.fetchAll(db, sql: "SELECT name FROM item") == ["temp"])
+            try db.execute(sql: "DROP TABLE temp.item")
+            #expect(try String.fetchAll(db, sql: "SELECT name FROM item") == ["main"])
+        }
+    }
 }
