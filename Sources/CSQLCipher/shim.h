@@ -20,6 +20,12 @@ static inline int grdbcipher_db_config_int(sqlite3 *db, int op, int value, int *
     return sqlite3_db_config(db, op, value, result);
 }
 
+// SQLite's error log (sqlite3_config is variadic). Only effective before SQLite initializes.
+typedef void (*grdbcipher_log_callback)(void *context, int code, const char *message);
+static inline int grdbcipher_config_log(grdbcipher_log_callback callback, void *context) {
+    return sqlite3_config(SQLITE_CONFIG_LOG, callback, context);
+}
+
 // SQLITE_TRANSIENT is a cast of -1 to a function pointer, which Swift cannot import.
 static inline sqlite3_destructor_type grdbcipher_transient_destructor(void) {
     return SQLITE_TRANSIENT;

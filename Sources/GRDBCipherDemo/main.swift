@@ -26,7 +26,7 @@ do {
     let dbQueue = try DatabaseQueue(path: path, configuration: config)
     step("Opened \(path)")
     try dbQueue.read { db in
-        step("SQLCipher \(db.cipherVersion ?? "?") with \(db.cipherProvider ?? "?") \(db.cipherProviderVersion ?? "")")
+        step("SQLCipher \(try db.cipherVersion) with \(try db.cipherProvider ?? "?") \(try db.cipherProviderVersion ?? "")")
     }
 
     try dbQueue.write { db in

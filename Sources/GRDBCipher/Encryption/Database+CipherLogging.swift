@@ -1,17 +1,35 @@
 import CSQLCipher
 
 extension Database {
-    /// SQLCipher's log levels.
-    public enum CipherLogLevel: String, Sendable {
-        case none = "NONE"
-        case error = "ERROR"
-        case warn = "WARN"
-        case info = "INFO"
-        case debug = "DEBUG"
-        case trace = "TRACE"
+    /// A log level of SQLCipher's own logging.
+    public struct SQLCipherLogLevel: RawRepresentable, Hashable, Sendable {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        public static let none = SQLCipherLogLevel(rawValue: "NONE")
+        public static let error = SQLCipherLogLevel(rawValue: "ERROR")
+        public static let warn = SQLCipherLogLevel(rawValue: "WARN")
+        public static let info = SQLCipherLogLevel(rawValue: "INFO")
+        public static let debug = SQLCipherLogLevel(rawValue: "DEBUG")
+        public static let trace = SQLCipherLogLevel(rawValue: "TRACE")
     }
 
-    /// Turns SQLCipher's own logging on, to `target`: "stderr", "stdout", or a file path.
+    /// Where SQLCipher writes its own log.
+    public struct SQLCipherLogTarget: RawRepresentable, Hashable, Sendable {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The system log of the device, where SQLCipher supports one.
+        public static let device = SQLCipherLogTarget(rawValue: "device")
+        /// The standard error.
+        public static let stderr = SQLCipherLogTarget(rawValue: "stderr")
+        /// The standard output.
+        public static let stdout = SQLCipherLogTarget(rawValue: "stdout")
+        /// A file.
+        public static func file(_ path: String) -> SQLCipherLogTarget { SQLCipherLogTarget(rawValue: path) }
+    }
+
+    /// Turns SQLCipher's own logging on.
     ///
     /// SQLCipher logging is process-wide. GRDBCipher turns it off on every new connection,
     /// because SQLCipher 4.6 logs each failed decryption to stderr by default and those lines
@@ -20,15 +38,15 @@ extension Database {
     ///
     /// ```swift
     /// try dbQueue.inDatabase { db in
-    ///     try db.enableCipherLogging(level: .debug, target: "/tmp/sqlcipher.log")
+    ///     try db.enableCipherLogging(logLevel: .warn, target: .file("/tmp/sqlcipher.log"))
     /// }
     /// ```
     ///
     /// Related SQLCipher documentation: <https://www.zetetic.net/sqlcipher/sqlcipher-api/#cipher_log>
-    public func enableCipherLogging(level: CipherLogLevel = .warn, target: String = "stderr") throws {
+    public func enableCipherLogging(logLevel: SQLCipherLogLevel = .debug, target: SQLCipherLogTarget = .device) throws {
         SQLCipherLibrary.applicationControlsLogging.write(true)
-        try cachedStatement(sql: "PRAGMA cipher_log = \(target.quotedSQLLiteral)").execute()
-        try cachedStatement(sql: "PRAGMA cipher_log_level = \(level.rawValue)").execute()
+        try cachedStatement(sql: "PRAGMA cipher_log = \(target.rawValue.quotedSQLLiteral)").execute()
+        try cachedStatement(sql: "PRAGMA cipher_log_level = \(logLevel.rawValue.quotedSQLLiteral)").execute()
     }
 
     /// Turns SQLCipher's own logging off, for the whole process.

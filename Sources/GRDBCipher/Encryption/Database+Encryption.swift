@@ -104,7 +104,7 @@ extension Database {
     /// encrypted and keeps its temporary data in memory. temp_store is left alone if
     /// `prepareDatabase` created temporary objects, which changing it would drop.
     func noticeKeyFromSQL() throws {
-        guard !isEncrypted, cipherProvider != nil else { return }
+        guard !isEncrypted, try cipherProvider != nil else { return }
         isEncrypted = true
         silenceCipherLoggingIfNeeded()
         if try Int.fetchOne(self, sql: "SELECT COUNT(*) FROM temp.sqlite_master") == 0 {
@@ -113,24 +113,33 @@ extension Database {
     }
 
     /// The SQLCipher version, such as "4.6.1 community".
-    public var cipherVersion: String? {
-        try? String.fetchOne(self, sql: "PRAGMA cipher_version")
+    ///
+    /// ```swift
+    /// let version = try db.cipherVersion
+    /// ```
+    public var cipherVersion: String {
+        get throws {
+            guard let version = try String.fetchOne(self, sql: "PRAGMA cipher_version") else {
+                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the SQLite library is not SQLCipher")
+            }
+            return version
+        }
     }
 
     /// The cryptographic provider, such as "openssl". Nil on an unencrypted connection.
     public var cipherProvider: String? {
-        try? String.fetchOne(self, sql: "PRAGMA cipher_provider")
+        get throws { try String.fetchOne(self, sql: "PRAGMA cipher_provider") }
     }
 
     /// The version of the cryptographic provider. Nil on an unencrypted connection.
     public var cipherProviderVersion: String? {
-        try? String.fetchOne(self, sql: "PRAGMA cipher_provider_version")
+        get throws { try String.fetchOne(self, sql: "PRAGMA cipher_provider_version") }
     }
 
     /// The FIPS status of the provider, "1" in FIPS mode, "0" otherwise. Nil on an unencrypted
     /// connection.
     public var cipherFipsStatus: String? {
-        try? String.fetchOne(self, sql: "PRAGMA cipher_fips_status")
+        get throws { try String.fetchOne(self, sql: "PRAGMA cipher_fips_status") }
     }
 
     /// Turns on SQLCipher's memory security: memory SQLCipher allocates is locked and wiped when

@@ -25,5 +25,9 @@ extension Database {
         public static let datetime = ColumnType(rawValue: "DATETIME")
         public static let any = ColumnType(rawValue: "ANY")
         public static let json = ColumnType(rawValue: "JSON")
+        /// A column of JSON text: `TEXT`.
+        public static let jsonText = ColumnType(rawValue: "TEXT")
+        /// A column of SQLite's binary JSON: `BLOB`.
+        public static let jsonb = ColumnType(rawValue: "BLOB")
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import GRDBCipher
 
@@ -43,5 +44,31 @@ struct DatabaseErrorTests {
         #expect(DatabaseError(resultCode: .SQLITE_BUSY).message == "database is locked")
         #expect(DatabaseError(resultCode: .SQLITE_CONSTRAINT_UNIQUE).message == "constraint failed")
         #expect(!(ResultCode.SQLITE_CONSTRAINT ~= (RowDecodingError.columnNotFound("a", type: Int.self, row: Row()) as any Error)))
+    }
+}
+
+@Suite("SQLite error log")
+struct ErrorLogTests {
+    /// In a new process: the log function must be set before SQLite initializes.
+    @Test func logErrorReceivesSQLiteLogAndUnfinalizedStatements() async {
+        await #expect(processExitsWith: .success) {
+            final class Messages: @unchecked Sendable {
+                let lock = NSLock()
+                var list: [(ResultCode, String)] = []
+            }
+            let messages = Messages()
+            Database.logError = { code, message in
+                messages.lock.withLock { messages.list.append((code, message)) }
+            }
+            let dbQueue = try DatabaseQueue()
+            _ = try? dbQueue.read { try $0.execute(sql: "SELEKT 1") }
+            let leaked = try dbQueue.read { try $0.makeStatement(sql: "SELECT 'kept alive'") }
+            #expect(throws: DatabaseError.self) { try dbQueue.close() } // the statement is alive
+            let list = messages.lock.withLock { messages.list }
+            let sawSyntaxError = list.contains { $0.0 == .SQLITE_ERROR && $0.1.contains("syntax error") }
+            let sawUnfinalized = list.contains { $0.1 == "unfinalized statement: SELECT 'kept alive'" }
+            withExtendedLifetime(leaked) {}
+            exit(sawSyntaxError && sawUnfinalized ? 0 : 1)
+        }
     }
 }

@@ -88,11 +88,11 @@ struct GuideTests {
         try headerQueue.write { try $0.execute(sql: "CREATE TABLE t(a)") }
 
         // Inspecting the library
-        try dbQueue.read { db in
-            #expect(db.cipherVersion != nil)
-            #expect(db.cipherProvider != nil)
-            #expect(db.cipherProviderVersion != nil)
-            #expect(db.cipherFipsStatus != nil)
+        try dbQueue.read { (db: Database) throws in
+            #expect(try !db.cipherVersion.isEmpty)
+            #expect(try db.cipherProvider != nil)
+            #expect(try db.cipherProviderVersion != nil)
+            #expect(try db.cipherFipsStatus != nil)
         }
     }
 

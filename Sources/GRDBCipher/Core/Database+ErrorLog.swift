@@ -1,0 +1,55 @@
+import CSQLCipher
+
+extension Database {
+    /// A function that receives SQLite's error log.
+    public typealias LogErrorFunction = @Sendable (_ resultCode: ResultCode, _ message: String) -> Void
+
+    /// The function that receives SQLite's error and warning log, and the statements still
+    /// alive when a connection fails to close ("unfinalized statement: <sql>").
+    ///
+    /// Set it before any connection opens in the process: SQLite accepts its log function only
+    /// before it initializes, and ignores it afterwards.
+    ///
+    /// ```swift
+    /// Database.logError = { resultCode, message in
+    ///     logger.warning("SQLite error \(resultCode): \(message)")
+    /// }
+    /// ```
+    ///
+    /// Messages hold SQL text, never statement arguments.
+    ///
+    /// Related SQLite documentation: <https://www.sqlite.org/errlog.html>
+    public static var logError: LogErrorFunction? {
+        get { errorLogFunction.read() }
+        set {
+            errorLogFunction.write(newValue)
+            if newValue != nil { _ = errorLogInstallation }
+        }
+    }
+
+    private static let errorLogFunction = LockedValue<LogErrorFunction?>(nil)
+
+    /// Routes SQLite's log to ``logError``, once per process, when the application asks for it.
+    private static let errorLogInstallation: Void = {
+        _ = grdbcipher_config_log({ _, code, message in
+            guard let message else { return }
+            Database.log(ResultCode(rawValue: code), String(cString: message))
+        }, nil)
+    }()
+
+    /// Sends a message to ``logError``, if set.
+    static func log(_ resultCode: ResultCode, _ message: String) {
+        errorLogFunction.read()?(resultCode, message)
+    }
+
+    /// Tells ``logError`` about the statements that keep a connection from closing.
+    static func logUnfinalizedStatements(_ connection: OpaquePointer) {
+        guard errorLogFunction.read() != nil else { return }
+        var statement = sqlite3_next_stmt(connection, nil)
+        while let current = statement {
+            let sql = sqlite3_sql(current).map { String(cString: $0) } ?? ""
+            log(.SQLITE_MISUSE, "unfinalized statement: \(sql)")
+            statement = sqlite3_next_stmt(connection, current)
+        }
+    }
+}
