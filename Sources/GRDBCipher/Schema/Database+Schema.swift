@@ -88,9 +88,13 @@ struct SchemaCache {
         var name: String
         var type: String
         var withoutRowID: Bool
+        /// The key of the table in `tables`.
+        var tableKey: String
     }
 
     struct Table {
+        /// The key of the table in `tables`.
+        var key: String
         var schema: String
         var name: String
         var type: String
@@ -171,8 +175,7 @@ extension Database {
     /// The table or view SQLite finds for a name: in the given schema, or else the first one in
     /// resolution order. Nil if there is none.
     private func resolveObject(_ name: String, in schemaName: String?) throws -> SchemaCache.ListedObject? {
-        let schema = try schemaName.map(canonicalSchemaName)
-        let order = try schemaResolutionOrder()
+        try validateSchemaCache()
         let key = name.lowercased()
         let objects: [SchemaCache.ListedObject]
         if let cached = schemaCache.objects[key] {
@@ -181,11 +184,21 @@ extension Database {
             // Without a schema, `table_list` lists the objects of that name in every schema,
             // and resolves aliases such as `sqlite_master`.
             objects = try Row.fetchAll(self, sql: "PRAGMA table_list(\(name.quotedDatabaseIdentifier))").map { row in
-                SchemaCache.ListedObject(schema: row["schema"], name: row["name"], type: row["type"], withoutRowID: row["wr"])
+                let schema: String = row["schema"]
+                let name: String = row["name"]
+                return SchemaCache.ListedObject(
+                    schema: schema, name: name, type: row["type"], withoutRowID: row["wr"],
+                    tableKey: SchemaCache.Table.key(schema: schema, name: name))
             }
             schemaCache.objects[key] = objects
         }
-        for candidate in schema.map({ [$0] }) ?? order {
+        if let schemaName {
+            let schema = try canonicalSchemaName(schemaName).lowercased()
+            return objects.first { $0.schema.lowercased() == schema }
+        }
+        if objects.count <= 1 { return objects.first }
+        // Several schemas have the name: the first one in resolution order wins.
+        for candidate in try schemaResolutionOrder() {
             let lowercased = candidate.lowercased()
             if let object = objects.first(where: { $0.schema.lowercased() == lowercased }) {
                 return object
@@ -197,7 +210,7 @@ extension Database {
     /// The cached information about a table or view, or nil if it does not exist.
     private func tableInfo(_ tableName: String, in schemaName: String? = nil) throws -> SchemaCache.Table? {
         guard let object = try resolveObject(tableName, in: schemaName) else { return nil }
-        let key = SchemaCache.Table.key(schema: object.schema, name: object.name)
+        let key = object.tableKey
         if let table = schemaCache.tables[key] { return table }
         var columns: [ColumnInfo] = []
         let rows = try Row.fetchCursor(self, sql: "PRAGMA \(object.schema.quotedDatabaseIdentifier).table_xinfo(\(object.name.quotedDatabaseIdentifier))")
@@ -210,7 +223,7 @@ extension Database {
                 position: row["cid"], hidden: hidden))
         }
         let table = SchemaCache.Table(
-            schema: object.schema, name: object.name, type: object.type,
+            key: key, schema: object.schema, name: object.name, type: object.type,
             withoutRowID: object.withoutRowID, columns: columns)
         schemaCache.tables[key] = table
         return table
@@ -323,7 +336,7 @@ extension Database {
         } else {
             primaryKey = PrimaryKeyInfo(columns: pkColumns.map(\.name), rowIDColumn: nil, isRowID: false, columnInfos: pkColumns)
         }
-        schemaCache.tables[SchemaCache.Table.key(schema: table.schema, name: table.name)]?.primaryKey = primaryKey
+        schemaCache.tables[table.key]?.primaryKey = primaryKey
         return primaryKey
     }
 
@@ -362,7 +375,7 @@ extension Database {
                 name: name, columns: columns, isUnique: row["unique"],
                 origin: IndexInfo.Origin(rawValue: row["origin"]) ?? .createIndex, isPartial: row["partial"]))
         }
-        schemaCache.tables[SchemaCache.Table.key(schema: table.schema, name: table.name)]?.indexes = indexes
+        schemaCache.tables[table.key]?.indexes = indexes
         return indexes
     }
 
