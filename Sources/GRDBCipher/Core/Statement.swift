@@ -251,7 +251,7 @@ extension Statement {
     /// Statement effects that invalidate what a connection remembers.
     struct Effects: OptionSet {
         let rawValue: UInt8
-        /// CREATE, DROP, ALTER: the schema cache is stale.
+        /// CREATE, DROP, ALTER, ATTACH, DETACH: the schema cache is stale.
         static let schemaChange = Effects(rawValue: 1)
         /// BEGIN, COMMIT, END, ROLLBACK: a transaction starts or ends.
         static let transactionBoundary = Effects(rawValue: 2)
@@ -262,7 +262,7 @@ extension Statement {
 
         init(firstKeyword: String) {
             switch firstKeyword {
-            case "CREATE", "DROP", "ALTER": self = .schemaChange
+            case "CREATE", "DROP", "ALTER", "ATTACH", "DETACH": self = .schemaChange
             case "BEGIN", "COMMIT", "END": self = .transactionBoundary
             case "ROLLBACK": self = [.transactionBoundary, .rollback]
             default: self = []

@@ -70,26 +70,30 @@ public struct ForeignKeyViolation: FetchableRecord, CustomStringConvertible, Sen
 extension Database {
     /// The foreign keys of a table; throws if the table does not exist.
     ///
+    /// Without a schema name, the table is looked up as SQLite resolves an unqualified name:
+    /// in `temp`, then `main`, then the attached databases in order of attachment. An unknown
+    /// schema name throws `SQLITE_ERROR`.
+    ///
     /// ```swift
     /// for key in try db.foreignKeys(on: "player") {
     ///     print(key.destinationTable, key.mapping)
     /// }
     /// ```
-    public func foreignKeys(on tableName: String) throws -> [ForeignKeyInfo] {
-        guard try tableExists(tableName) || viewExists(tableName) else {
-            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "no such table: \(tableName)")
-        }
+    public func foreignKeys(on tableName: String, in schemaName: String? = nil) throws -> [ForeignKeyInfo] {
+        let schema = try schemaOfTable(tableName, in: schemaName)
         var keys: [Int: ForeignKeyInfo] = [:]
         var order: [Int] = []
-        for row in try Row.fetchAll(self, sql: "PRAGMA main.foreign_key_list(\(tableName.quotedDatabaseIdentifier))") {
+        let sql = "PRAGMA \(schema.quotedDatabaseIdentifier).foreign_key_list(\(tableName.quotedDatabaseIdentifier))"
+        for row in try Row.fetchAll(self, sql: sql) {
             let id: Int = row["id"]
             let destinationTable: String = row["table"]
             let origin: String = row["from"]
             var destination: String? = row["to"]
             if destination == nil {
-                // A reference to the primary key: SQLite leaves the column out.
+                // A reference to the primary key: SQLite leaves the column out. The referenced
+                // table is in the same schema.
                 let seq: Int = row["seq"]
-                let primaryKey = try self.primaryKey(destinationTable).columns
+                let primaryKey = try self.primaryKey(destinationTable, in: schema).columns
                 destination = seq < primaryKey.count ? primaryKey[seq] : nil
             }
             if keys[id] == nil {
@@ -107,8 +111,15 @@ extension Database {
     }
 
     /// Returns a cursor over the rows of a table that break a foreign key.
+    ///
+    /// Without a schema name, the table is looked up as SQLite resolves an unqualified name.
+    /// An unknown schema name throws `SQLITE_ERROR` "no such schema".
+    ///
+    /// ```swift
+    /// let violations = try db.foreignKeyViolations(in: "player", in: "archive")
+    /// ```
     public func foreignKeyViolations(in tableName: String, in schemaName: String? = nil) throws -> RecordCursor<ForeignKeyViolation> {
-        let schema = schemaName.map { "\($0.quotedDatabaseIdentifier)." } ?? ""
+        let schema = try schemaName.map { "\(try canonicalSchemaName($0).quotedDatabaseIdentifier)." } ?? ""
         return try ForeignKeyViolation.fetchCursor(self, sql: "PRAGMA \(schema)foreign_key_check(\(tableName.quotedDatabaseIdentifier))")
     }
 
@@ -121,6 +132,14 @@ extension Database {
     }
 
     /// Throws a `DatabaseError` for the first row of a table that breaks a foreign key.
+    ///
+    /// Without a schema name, the table is looked up as SQLite resolves an unqualified name:
+    /// in `temp`, then `main`, then the attached databases. An unknown schema name throws
+    /// `SQLITE_ERROR` "no such schema".
+    ///
+    /// ```swift
+    /// try db.checkForeignKeys(in: "player")
+    /// ```
     public func checkForeignKeys(in tableName: String, in schemaName: String? = nil) throws {
         if let violation = try foreignKeyViolations(in: tableName, in: schemaName).next() {
             throw violation.databaseError(self)
@@ -148,16 +167,6 @@ extension Database {
         if !problems.isEmpty {
             throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "integrity check failed: " + problems.joined(separator: "; "))
         }
-    }
-
-    /// Returns whether a view exists in the main schema.
-    public func viewExists(_ viewName: String) throws -> Bool {
-        try Bool.fetchOne(self, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = ? COLLATE NOCASE)", arguments: [viewName]) ?? false
-    }
-
-    /// Returns whether a trigger exists in the main schema.
-    public func triggerExists(_ triggerName: String) throws -> Bool {
-        try Bool.fetchOne(self, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = ? COLLATE NOCASE)", arguments: [triggerName]) ?? false
     }
 
     /// Returns whether a table is an internal SQLite table (`sqlite_...`).

@@ -103,11 +103,16 @@ public final class ColumnDefinition {
     var checks: [SQLExpression] = []
     var defaultSQL: SQL?
     var collation: String?
-    var reference: (table: String, column: String?, onDelete: Database.ForeignKeyAction?, onUpdate: Database.ForeignKeyAction?, deferred: Bool)?
+    /// One REFERENCES clause per call to `references(...)`.
+    var references: [ColumnReference] = []
     var generated: (expression: SQLExpression, qualification: Database.GeneratedColumnQualification)?
     var isIndexed = false
-    /// Columns of `belongsTo` write REFERENCES before NOT NULL, as GRDB does.
-    var referenceBeforeNotNull = false
+    /// Set for the column returned by `belongsTo`, a placeholder until the referenced primary
+    /// key is known (see `TableDefinition+BelongsTo.swift`).
+    var belongsTo: BelongsToRequest?
+    /// The columns a `belongsTo` placeholder stands for, when the referenced primary key has
+    /// several columns.
+    var expansion: [ColumnDefinition]?
 
     init(name: String, type: Database.ColumnType?) {
         self.name = name
@@ -191,7 +196,8 @@ public final class ColumnDefinition {
         return self
     }
 
-    /// `REFERENCES table(column)`; without a column, the primary key of the table.
+    /// `REFERENCES table(column)`; without a column, the primary key of the table (`"rowid"`
+    /// for a table without an explicit primary key). Each call adds a clause.
     @discardableResult
     public func references(
         _ table: String,
@@ -200,7 +206,7 @@ public final class ColumnDefinition {
         onUpdate updateAction: Database.ForeignKeyAction? = nil,
         deferred: Bool = false) -> Self
     {
-        reference = (table, column, deleteAction, updateAction, deferred)
+        references.append(ColumnReference(table: table, column: column, onDelete: deleteAction, onUpdate: updateAction, deferred: deferred))
         return self
     }
 
@@ -215,29 +221,14 @@ public final class ColumnDefinition {
         var sql = name.quotedDatabaseIdentifier
         if let type { sql += " \(type.rawValue)" }
         if let primaryKey {
-            sql += " PRIMARY KEY"
-            if let conflict = primaryKey.conflict { sql += " ON CONFLICT \(conflict.rawValue)" }
+            sql += " PRIMARY KEY" + conflictClause(primaryKey.conflict)
             if primaryKey.autoincrement { sql += " AUTOINCREMENT" }
         }
-        var referenceSQL: String?
-        if let reference {
-            var text = " REFERENCES \(reference.table.quotedDatabaseIdentifier)"
-            if let columns = try referencedColumns(reference.table, reference.column, context.db, table) {
-                text += "(" + columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ")"
-            }
-            if let action = reference.onDelete { text += " ON DELETE \(action.rawValue)" }
-            if let action = reference.onUpdate { text += " ON UPDATE \(action.rawValue)" }
-            if reference.deferred { text += " DEFERRABLE INITIALLY DEFERRED" }
-            referenceSQL = text
-        }
-        if referenceBeforeNotNull, let referenceSQL { sql += referenceSQL }
         if let notNullConflict {
-            sql += " NOT NULL"
-            if let conflict = notNullConflict { sql += " ON CONFLICT \(conflict.rawValue)" }
+            sql += " NOT NULL" + conflictClause(notNullConflict)
         }
         if let uniqueConflict {
-            sql += " UNIQUE"
-            if let conflict = uniqueConflict { sql += " ON CONFLICT \(conflict.rawValue)" }
+            sql += " UNIQUE" + conflictClause(uniqueConflict)
         }
         for check in checks {
             sql += try " CHECK (\(check.sql(&context)))"
@@ -248,7 +239,12 @@ public final class ColumnDefinition {
         if let collation {
             sql += " COLLATE \(collation)"
         }
-        if !referenceBeforeNotNull, let referenceSQL { sql += referenceSQL }
+        for reference in references {
+            let columns = try reference.column.map { [$0] } ?? referencedColumns(reference.table, context.db, table)
+            sql += " " + foreignKeyClause(
+                table: reference.table, columns: columns, onDelete: reference.onDelete,
+                onUpdate: reference.onUpdate, deferred: reference.deferred)
+        }
         if let generated {
             sql += try " GENERATED ALWAYS AS (\(generated.expression.sql(&context)))"
             if generated.qualification == .stored { sql += " STORED" }
@@ -257,17 +253,43 @@ public final class ColumnDefinition {
     }
 }
 
-/// The columns a foreign key refers to: given, or the primary key of the referenced table
-/// (the table being defined, for a self reference). Nil leaves SQLite to use the primary key.
-private func referencedColumns(_ table: String, _ column: String?, _ db: Database, _ definition: TableDefinition?) throws -> [String]? {
-    if let column { return [column] }
+/// A REFERENCES clause of a column.
+struct ColumnReference {
+    var table: String
+    var column: String?
+    var onDelete: Database.ForeignKeyAction?
+    var onUpdate: Database.ForeignKeyAction?
+    var deferred: Bool
+}
+
+/// ` ON CONFLICT <resolution>`, or nothing for ABORT, SQLite's default.
+func conflictClause(_ resolution: Database.ConflictResolution?) -> String {
+    guard let resolution, resolution != .abort else { return "" }
+    return " ON CONFLICT \(resolution.rawValue)"
+}
+
+/// `REFERENCES "table"("a", "b") ON DELETE … ON UPDATE … DEFERRABLE INITIALLY DEFERRED`.
+func foreignKeyClause(table: String, columns: [String]?, onDelete: Database.ForeignKeyAction?, onUpdate: Database.ForeignKeyAction?, deferred: Bool) -> String {
+    var sql = "REFERENCES \(table.quotedDatabaseIdentifier)"
+    if let columns {
+        sql += "(" + columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ")"
+    }
+    if let onDelete { sql += " ON DELETE \(onDelete.rawValue)" }
+    if let onUpdate { sql += " ON UPDATE \(onUpdate.rawValue)" }
+    if deferred { sql += " DEFERRABLE INITIALLY DEFERRED" }
+    return sql
+}
+
+/// The columns a foreign key refers to when none are given: the primary key of the referenced
+/// table (the table being defined, for a self reference), `["rowid"]` when that table has no
+/// explicit primary key. Nil, which leaves SQLite to use the primary key, when the table is
+/// unknown: it does not exist yet, or its key is in raw SQL.
+private func referencedColumns(_ table: String, _ db: Database, _ definition: TableDefinition?) throws -> [String]? {
     if let definition, definition.name.lowercased() == table.lowercased() {
-        return definition.primaryKeyColumns
+        return definition.declaredPrimaryKey?.map(\.name)
     }
     guard try db.tableExists(table) else { return nil }
-    let primaryKey = try db.primaryKey(table)
-    if primaryKey.columns == [Column.rowID.name] { return nil }
-    return primaryKey.columns
+    return try db.primaryKey(table).columns
 }
 
 // MARK: - Table definition
@@ -287,13 +309,20 @@ public final class TableDefinition {
     let options: TableOptions
     var columns: [ColumnDefinition] = []
     var rawColumns: [SQL] = []
-    var compositePrimaryKey: (columns: [String], conflict: Database.ConflictResolution?)?
+    var compositePrimaryKey: (members: [PrimaryKeyMember], conflict: Database.ConflictResolution?)?
     var uniqueKeys: [(columns: [String], conflict: Database.ConflictResolution?)] = []
     var foreignKeys: [(columns: [String], table: String, destinationColumns: [String]?, onDelete: Database.ForeignKeyAction?, onUpdate: Database.ForeignKeyAction?, deferred: Bool)] = []
     var checks: [SQLExpression] = []
     var constraints: [SQL] = []
     /// Columns added by `primaryKey { ... }`.
-    private var definingPrimaryKey: [String]?
+    private var definingPrimaryKey: [ColumnDefinition]?
+
+    /// A column of a composite primary key: named by `primaryKey(_:onConflict:)`, or defined in
+    /// `primaryKey { ... }` (a `belongsTo` there may stand for several columns).
+    enum PrimaryKeyMember {
+        case name(String)
+        case column(ColumnDefinition)
+    }
 
     init(name: String, options: TableOptions) {
         self.name = name
@@ -306,7 +335,7 @@ public final class TableDefinition {
         let column = ColumnDefinition(name: name, type: type)
         if definingPrimaryKey != nil {
             column.notNull()
-            definingPrimaryKey?.append(name)
+            definingPrimaryKey?.append(column)
         }
         columns.append(column)
         return column
@@ -329,29 +358,41 @@ public final class TableDefinition {
     }
 
     /// A single-column primary key: `"uuid" TEXT PRIMARY KEY NOT NULL`.
+    ///
+    /// An `INTEGER` primary key is the rowid, which is never NULL: `primaryKey("id", .integer)`
+    /// writes `"id" INTEGER PRIMARY KEY`.
     @discardableResult
     public func primaryKey(_ name: String, _ type: Database.ColumnType, onConflict conflictResolution: Database.ConflictResolution? = nil) -> ColumnDefinition {
-        column(name, type).primaryKey(onConflict: conflictResolution).notNull()
+        let column = column(name, type).primaryKey(onConflict: conflictResolution)
+        if type.rawValue.uppercased() != Database.ColumnType.integer.rawValue {
+            column.notNull()
+        }
+        return column
     }
 
     /// A primary key on several columns: `PRIMARY KEY ("a", "b")`.
     public func primaryKey(_ columns: [String], onConflict conflictResolution: Database.ConflictResolution? = nil) {
-        compositePrimaryKey = (columns, conflictResolution)
+        compositePrimaryKey = (columns.map { .name($0) }, conflictResolution)
     }
 
-    /// A primary key made of the columns the closure defines (NOT NULL).
+    /// A primary key made of the columns the closure defines (NOT NULL), foreign keys of
+    /// `belongsTo` included.
     ///
     /// ```swift
     /// t.primaryKey {
     ///     t.column("teamName", .text)
     ///     t.column("position", .integer)
     /// }
+    /// t.primaryKey {
+    ///     t.belongsTo("player")
+    ///     t.belongsTo("team")
+    /// }
     /// ```
     public func primaryKey(onConflict conflictResolution: Database.ConflictResolution? = nil, _ body: () throws -> Void) rethrows {
         definingPrimaryKey = []
         defer { definingPrimaryKey = nil }
         try body()
-        compositePrimaryKey = (definingPrimaryKey ?? [], conflictResolution)
+        compositePrimaryKey = ((definingPrimaryKey ?? []).map { .column($0) }, conflictResolution)
     }
 
     /// `UNIQUE ("a", "b")`
@@ -360,7 +401,7 @@ public final class TableDefinition {
     }
 
     /// `FOREIGN KEY ("a", "b") REFERENCES "table"("c", "d")`; without destination columns, the
-    /// primary key of the table.
+    /// primary key of the table (`"rowid"` for a table without an explicit primary key).
     public func foreignKey(
         _ columns: [String],
         references table: String,
@@ -372,9 +413,26 @@ public final class TableDefinition {
         foreignKeys.append((columns, table, destinationColumns, deleteAction, updateAction, deferred))
     }
 
-    /// A foreign key column to the primary key of another table, indexed: `belongsTo("team")`
-    /// adds `"teamId" INTEGER REFERENCES "team"("id")` (named after the referenced primary key,
-    /// typed like it) and the index `player_on_teamId`.
+    /// Foreign key columns to the primary key of another table, indexed.
+    ///
+    /// The referenced table is `name` (compared case-insensitively), or else its plural
+    /// (`team` finds `teams`), or else the table being defined (a self reference, under its
+    /// name or its plural); `inTable` names it explicitly. There is one column per primary key
+    /// column, named after it and typed like it:
+    ///
+    /// ```swift
+    /// // "teamId" INTEGER REFERENCES "teams"("id") ON DELETE CASCADE,
+    /// // CREATE INDEX "player_on_teamId" ON "player"("teamId")
+    /// t.belongsTo("team", onDelete: .cascade)
+    ///
+    /// // "countryCode" TEXT NOT NULL REFERENCES "country"("code")
+    /// t.belongsTo("country").notNull()
+    /// ```
+    ///
+    /// A composite primary key gives several columns (`parentA`, `parentB`), a table constraint
+    /// `FOREIGN KEY ("parentA", "parentB") REFERENCES "parent"("a", "b")`, and the index
+    /// `index_<table>_on_parentA_parentB` (unique after `.unique()`). In `primaryKey { }`, the
+    /// columns join the primary key and get no index of their own.
     @discardableResult
     public func belongsTo(
         _ name: String,
@@ -384,19 +442,17 @@ public final class TableDefinition {
         deferred: Bool = false,
         indexed: Bool = true) -> ColumnDefinition
     {
-        let table = table ?? name
-        let definition = ColumnDefinition(name: name, type: nil)
-        definition.reference = (table, nil, deleteAction, updateAction, deferred)
-        definition.isIndexed = indexed
-        definition.referenceBeforeNotNull = true
-        belongsToColumns.append(definition)
-        columns.append(definition)
-        return definition
+        let column = ColumnDefinition(name: name, type: nil)
+        column.belongsTo = BelongsToRequest(
+            name: name, table: table, onDelete: deleteAction, onUpdate: updateAction,
+            deferred: deferred, indexed: indexed, inPrimaryKey: definingPrimaryKey != nil)
+        if definingPrimaryKey != nil {
+            column.notNull()
+            definingPrimaryKey?.append(column)
+        }
+        columns.append(column)
+        return column
     }
-
-    /// Columns of `belongsTo`, resolved when the SQL is generated (they need the referenced
-    /// table's primary key).
-    private var belongsToColumns: [ColumnDefinition] = []
 
     /// `CHECK (condition)`
     public func check(_ condition: some SQLExpressible) {
@@ -418,75 +474,68 @@ public final class TableDefinition {
         constraints.append(literal)
     }
 
-    /// The primary key columns as defined, for self references.
-    var primaryKeyColumns: [String]? {
-        if let compositePrimaryKey { return compositePrimaryKey.columns }
-        if let column = columns.first(where: { $0.primaryKey != nil }) { return [column.name] }
+    /// The columns of the table, composite `belongsTo` placeholders replaced with their columns.
+    var definedColumns: [ColumnDefinition] {
+        columns.flatMap { $0.expansion ?? [$0] }
+    }
+
+    /// The names of the composite primary key columns, once `belongsTo` columns are resolved.
+    private var compositePrimaryKeyNames: [String]? {
+        compositePrimaryKey?.members.flatMap { member -> [String] in
+            switch member {
+            case .name(let name): return [name]
+            case .column(let column): return (column.expansion ?? [column]).map(\.name)
+            }
+        }
+    }
+
+    /// The primary key as defined, for self references: names and types. `rowid` when the
+    /// table has no explicit primary key; nil when it is unknown (raw SQL columns or
+    /// constraints, or a `belongsTo` that is not resolved yet).
+    var declaredPrimaryKey: [(name: String, type: Database.ColumnType?)]? {
+        let columns = definedColumns
+        if let compositePrimaryKey {
+            for case .column(let column) in compositePrimaryKey.members where column.belongsTo?.isResolved == false {
+                return nil
+            }
+            return compositePrimaryKeyNames?.map { name in
+                (name, columns.first { $0.name.lowercased() == name.lowercased() }?.type)
+            }
+        }
+        if let column = columns.first(where: { $0.primaryKey != nil }) {
+            return [(column.name, column.type)]
+        }
+        if rawColumns.isEmpty && constraints.isEmpty {
+            return [(Column.rowID.name, .integer)]
+        }
         return nil
     }
 
-    /// Names and types the `belongsTo` columns after the referenced primary key: `team` →
-    /// `teamId INTEGER REFERENCES "team"("id")`.
-    private func resolveBelongsTo(_ db: Database) throws {
-        for column in belongsToColumns {
-            guard let reference = column.reference else { continue }
-            let key: (name: String, type: Database.ColumnType?)
-            if reference.table.lowercased() == name.lowercased() {
-                guard let keyNames = primaryKeyColumns, keyNames.count == 1 else {
-                    throw belongsToError(column.name, reference.table)
-                }
-                key = (keyNames[0], columns.first { $0.name == keyNames[0] }?.type)
-            } else {
-                guard try db.tableExists(reference.table) else {
-                    throw DatabaseError(resultCode: .SQLITE_ERROR, message: "no such table: \(reference.table)")
-                }
-                let keyNames = try db.primaryKey(reference.table).columns
-                guard keyNames.count == 1 else { throw belongsToError(column.name, reference.table) }
-                let declaredType = try db.columns(in: reference.table).first { $0.name.lowercased() == keyNames[0].lowercased() }?.type
-                let type = declaredType.flatMap { $0.isEmpty ? nil : Database.ColumnType(rawValue: $0) }
-                key = (keyNames[0], type ?? (keyNames[0] == "rowid" ? .integer : nil))
-            }
-            column.name += key.name.prefix(1).uppercased() + key.name.dropFirst()
-            column.type = key.type
-            column.reference?.column = key.name == "rowid" ? nil : key.name
-        }
-        belongsToColumns = []
-    }
-
-    private func belongsToError(_ name: String, _ table: String) -> DatabaseError {
-        DatabaseError(resultCode: .SQLITE_MISUSE, message: "belongsTo(\"\(name)\") needs a single-column primary key in table \(table.quotedDatabaseIdentifier)")
-    }
-
-    /// The CREATE TABLE statement and the CREATE INDEX statements of indexed columns.
+    /// The CREATE TABLE statement and the CREATE INDEX statements of indexed columns and
+    /// foreign keys.
     func sql(_ db: Database) throws -> [String] {
         var context = SQLGenerationContext.schema(db)
         try resolveBelongsTo(db)
-        var parts = try columns.map { try $0.sql(&context, table: self) }
+        var parts = try definedColumns.map { try $0.sql(&context, table: self) }
         parts += try rawColumns.map { try $0.sql(&context) }
-        if let compositePrimaryKey {
-            var sql = "PRIMARY KEY (" + compositePrimaryKey.columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ")"
-            if let conflict = compositePrimaryKey.conflict { sql += " ON CONFLICT \(conflict.rawValue)" }
-            parts.append(sql)
+        if let compositePrimaryKey, let names = compositePrimaryKeyNames {
+            parts.append("PRIMARY KEY (" + names.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ")"
+                + conflictClause(compositePrimaryKey.conflict))
         }
         for key in uniqueKeys {
-            var sql = "UNIQUE (" + key.columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ")"
-            if let conflict = key.conflict { sql += " ON CONFLICT \(conflict.rawValue)" }
-            parts.append(sql)
+            parts.append("UNIQUE (" + key.columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ")"
+                + conflictClause(key.conflict))
         }
         for key in foreignKeys {
-            var sql = "FOREIGN KEY (" + key.columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ") REFERENCES \(key.table.quotedDatabaseIdentifier)"
-            if let destination = try key.destinationColumns ?? referencedColumns(key.table, nil, db, self) {
-                sql += "(" + destination.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ")"
-            }
-            if let action = key.onDelete { sql += " ON DELETE \(action.rawValue)" }
-            if let action = key.onUpdate { sql += " ON UPDATE \(action.rawValue)" }
-            if key.deferred { sql += " DEFERRABLE INITIALLY DEFERRED" }
-            parts.append(sql)
+            let destination = try key.destinationColumns ?? referencedColumns(key.table, db, self)
+            parts.append("FOREIGN KEY (" + key.columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ") "
+                + foreignKeyClause(table: key.table, columns: destination, onDelete: key.onDelete, onUpdate: key.onUpdate, deferred: key.deferred))
         }
         for check in checks {
             parts.append(try "CHECK (\(check.sql(&context)))")
         }
         parts += try constraints.map { try $0.sql(&context) }
+        parts += belongsToTableConstraints
 
         var create = "CREATE "
         if options.contains(.temporary) { create += "TEMPORARY " }
@@ -499,11 +548,34 @@ public final class TableDefinition {
         if !tableOptions.isEmpty { create += " " + tableOptions.joined(separator: ", ") }
 
         var statements = [create]
-        for column in columns where column.isIndexed {
-            let index = "\(name)_on_\(column.name)"
-            statements.append("CREATE INDEX \(options.contains(.ifNotExists) ? "IF NOT EXISTS " : "")\(index.quotedDatabaseIdentifier) ON \(name.quotedDatabaseIdentifier)(\(column.name.quotedDatabaseIdentifier))")
+        for index in indexes {
+            var sql = "CREATE "
+            if index.unique { sql += "UNIQUE " }
+            sql += "INDEX "
+            if options.contains(.ifNotExists) { sql += "IF NOT EXISTS " }
+            sql += "\(index.name.quotedDatabaseIdentifier) ON \(name.quotedDatabaseIdentifier)("
+                + index.columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ")"
+            statements.append(sql)
         }
         return statements
+    }
+
+    /// The indexes of indexed columns and `belongsTo` foreign keys, in column order.
+    private var indexes: [(name: String, columns: [String], unique: Bool)] {
+        columns.compactMap { column in
+            if let request = column.belongsTo {
+                guard request.indexed || column.isIndexed, !request.inPrimaryKey else { return nil }
+                if let expansion = column.expansion {
+                    let names = expansion.map(\.name)
+                    return (Database.defaultIndexName(name, names), names, column.uniqueConflict != nil)
+                }
+                // A UNIQUE column is indexed already.
+                if column.uniqueConflict != nil { return nil }
+                return ("\(name)_on_\(column.name)", [column.name], false)
+            }
+            guard column.isIndexed else { return nil }
+            return ("\(name)_on_\(column.name)", [column.name], false)
+        }
     }
 }
 
@@ -587,17 +659,12 @@ public final class TableAlteration {
 // MARK: - Database methods
 
 extension Database {
-    /// Runs schema statements all or nothing: a failure leaves the schema as it was.
+    /// Runs schema statements one after the other, as GRDB does: no savepoint of its own, so
+    /// a failure leaves the statements that ran before it in place (a migration or a `write`
+    /// rolls them all back).
     private func executeSchemaStatements(_ statements: [String]) throws {
-        if statements.count == 1 {
-            try execute(sql: statements[0])
-        } else {
-            try inSavepoint {
-                for statement in statements {
-                    try execute(sql: statement)
-                }
-                return .commit
-            }
+        for statement in statements {
+            try execute(sql: statement)
         }
     }
 
@@ -620,7 +687,7 @@ extension Database {
         try executeSchemaStatements(definition.sql(self))
     }
 
-    /// Modifies a table: adds, renames or drops columns, all or nothing.
+    /// Modifies a table: adds, renames or drops columns, one statement after the other.
     public func alter(table name: String, body: (TableAlteration) throws -> Void) throws {
         let alteration = TableAlteration(name: name)
         try body(alteration)
@@ -714,7 +781,7 @@ extension Database {
         if options.contains(.ifNotExists) { sql += "IF NOT EXISTS " }
         sql += name.quotedDatabaseIdentifier
         if let columns, !columns.isEmpty {
-            sql += "(" + columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ")"
+            sql += " (" + columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ")"
         }
         return sql + " AS "
     }

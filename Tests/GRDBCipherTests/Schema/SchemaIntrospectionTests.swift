@@ -85,6 +85,63 @@ struct SchemaIntrospectionTests {
         }
     }
 
+    @Test func rowIDIsAUniqueKeyOfEveryRowIDTable() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in
+            try db.execute(sql: """
+                CREATE TABLE pairing (left TEXT, right TEXT, PRIMARY KEY (left, right));
+                CREATE TABLE logLine (message TEXT);
+                CREATE TABLE setting (key TEXT PRIMARY KEY) WITHOUT ROWID;
+                CREATE TABLE odd (rowid TEXT, name TEXT PRIMARY KEY);
+                CREATE VIEW pairingView AS SELECT left, right, rowid FROM pairing;
+                """)
+            #expect(try db.table("pairing", hasUniqueKey: ["rowid"]))
+            #expect(try db.table("pairing", hasUniqueKey: ["ROWID", "left"]))
+            #expect(try db.table("pairing", hasUniqueKey: ["oid"]))
+            #expect(try !db.table("pairing", hasUniqueKey: ["left"]))
+            #expect(try db.table("logLine", hasUniqueKey: ["_rowid_"]))
+            // No rowid in a WITHOUT ROWID table.
+            #expect(try !db.table("setting", hasUniqueKey: ["rowid"]))
+            // A column named rowid hides the rowid under that name only.
+            #expect(try !db.table("odd", hasUniqueKey: ["rowid"]))
+            #expect(try db.table("odd", hasUniqueKey: ["oid"]))
+            // A view has no unique key, and asking does not throw.
+            #expect(try !db.table("pairingView", hasUniqueKey: ["left", "right"]))
+            #expect(try !db.table("pairingView", hasUniqueKey: ["rowid"]))
+            _ = expectDatabaseError(.SQLITE_ERROR) { _ = try db.table("missing", hasUniqueKey: ["rowid"]) }
+        }
+    }
+
+    @Test func indexesOnExpressionsAreLeftOut() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in
+            try db.execute(sql: """
+                CREATE TABLE word (id INTEGER PRIMARY KEY, spelling TEXT, language TEXT);
+                CREATE INDEX wordLength ON word(LENGTH(spelling));
+                CREATE INDEX wordLanguageLength ON word(language, LENGTH(spelling));
+                CREATE INDEX wordSpelling ON word(spelling COLLATE NOCASE);
+                CREATE UNIQUE INDEX wordLanguageSpelling ON word(language, spelling) WHERE language IS NOT NULL;
+                """)
+            let indexes = try db.indexes(on: "word")
+            #expect(indexes.map(\.name).sorted() == ["wordLanguageSpelling", "wordSpelling"])
+            #expect(indexes.first { $0.name == "wordLanguageSpelling" }?.columns == ["language", "spelling"])
+            #expect(indexes.first { $0.name == "wordLanguageSpelling" }?.isPartial == true)
+            #expect(indexes.first { $0.name == "wordSpelling" }?.columns == ["spelling"])
+        }
+    }
+
+    @Test func primaryKeyOfAViewThrows() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY); CREATE VIEW items AS SELECT id FROM item")
+            let error = expectDatabaseError(.SQLITE_ERROR) { _ = try db.primaryKey("items") }
+            #expect(error?.message == "database view items has no primary key")
+            #expect(error?.sql == nil)
+            let missing = expectDatabaseError(.SQLITE_ERROR) { _ = try db.primaryKey("nothing") }
+            #expect(missing?.message == "no such table: nothing")
+        }
+    }
+
     @Test func integrityChecks() throws {
         let test = try TestDatabase()
         try test.dbQueue.write { db in
