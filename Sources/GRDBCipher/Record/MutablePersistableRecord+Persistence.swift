@@ -359,14 +359,18 @@ extension MutablePersistableRecord {
     /// Modifies the record with `modify`, then updates the columns that changed, if any;
     /// returns whether it did.
     ///
+    /// The record's values are compared before and after `modify` runs, so this works for
+    /// classes as well as structs.
+    ///
     /// ```swift
-    /// try player.updateChanges(db) { $0.score = 1000 }
+    /// try player.updateChanges(db) { $0.score = 1000 } // UPDATE "player" SET "score"=? WHERE "id"=?
     /// ```
     @discardableResult
     public mutating func updateChanges(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil, modify: (inout Self) throws -> Void) throws -> Bool {
-        let previous = self
-        try modify(&self)
-        return try updateChanges(db, onConflict: conflictResolution, from: previous)
+        let changes = try databaseChanges(modify: modify)
+        if changes.isEmpty { return false }
+        try update(db, onConflict: conflictResolution, columns: changes.keys)
+        return true
     }
 
     /// Updates the record when its primary key is set and matches a row, inserts it

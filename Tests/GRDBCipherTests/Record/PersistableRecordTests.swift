@@ -228,6 +228,43 @@ struct PersistableRecordTests {
         ])
     }
 
+    /// A plain class adopting PersistableRecord: a copy of the record is the same object.
+    final class PlayerObject: Codable, FetchableRecord, PersistableRecord {
+        static let databaseTableName = "player"
+        var id: Int64?
+        var name: String
+        var email: String?
+        var score: Int
+    }
+
+    @Test func updateChangesSeesTheChangesOfClasses() throws {
+        let test = try TestDatabase()
+        let recorder = SQLRecorder()
+        try test.dbQueue.write { db in
+            try makePlayers(db)
+            var object = try #require(try PlayerObject.fetchOne(db, key: 2))
+            let record = try #require(try RecordPlayer.fetchOne(db, key: 3))
+            var recordVariable = record
+            recorder.record(db)
+            #expect(try object.updateChanges(db) { $0.name = "Bea" })
+            #expect(try !object.updateChanges(db) { $0.name = "Bea" })
+            #expect(try recordVariable.updateChanges(db) { $0.score = 333 })
+            #expect(try object.databaseChanges { $0.score = 7 } == ["score": 200.databaseValue])
+            #expect(try object.databaseChanges { _ in } == [:])
+            #expect(try Row.fetchAll(db, sql: "SELECT name, score FROM player WHERE id IN (2, 3) ORDER BY id")
+                == [["name": "Bea", "score": 200], ["name": "Craig", "score": 333]])
+            // A failing modify changes nothing in the database.
+            #expect(throws: ValidationError.self) {
+                try object.updateChanges(db) { $0.name = "Lost"; throw ValidationError() }
+            }
+        }
+        #expect(recorder.dataSQL == [
+            "UPDATE \"player\" SET \"name\"=? WHERE \"id\"=?",
+            "UPDATE \"player\" SET \"score\"=? WHERE \"id\"=?",
+            "SELECT name, score FROM player WHERE id IN (2, 3) ORDER BY id",
+        ])
+    }
+
     @Test func saveInsertsOrUpdates() throws {
         let test = try TestDatabase()
         let recorder = SQLRecorder()
