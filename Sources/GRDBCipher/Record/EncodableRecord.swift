@@ -452,9 +452,18 @@ extension EncodableRecord {
 }
 
 /// Foundation's coders take `Sendable` user info; GRDB's record API gives `Any`.
+///
+/// Each value is cast at run time to `any Sendable`, a marker protocol that every value
+/// passes: whether the values are really safe to share is the record type's responsibility,
+/// as with any user info. (The compiler refuses a static conversion from `Any`, and a bit
+/// cast is wrong: the two existentials need not have the same size.)
 func sendableUserInfo(_ userInfo: [CodingUserInfoKey: Any]) -> [CodingUserInfoKey: any Sendable] {
-    // A cast to a marker protocol always succeeds: whether the values are really safe to
-    // share is the record type's responsibility, as with any user info.
-    // (`Any` and `any Sendable` have the same layout: Sendable is a marker protocol.)
-    userInfo.mapValues { unsafeBitCast($0, to: (any Sendable).self) }
+    if userInfo.isEmpty { return [:] }
+    return userInfo.compactMapValues { runtimeCast($0, to: (any Sendable).self) }
+}
+
+/// `value as? T`, for a `T` known only at run time (so that the compiler does not reason
+/// about marker protocols).
+private func runtimeCast<T>(_ value: Any, to type: T.Type) -> T? {
+    value as? T
 }
