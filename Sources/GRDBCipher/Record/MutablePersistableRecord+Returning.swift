@@ -15,7 +15,11 @@ extension MutablePersistableRecord {
         let selectionSQL = try selection.selectionSQL(&context)
         let statement = try db.makeStatement(sql: "\(sql) RETURNING \(selectionSQL)")
         try statement.setArguments(context.arguments)
-        return try fetch(statement)
+        let fetched = try fetch(statement)
+        // Completes the statement even if `fetch` read one row only, so that the number of
+        // changed rows is known.
+        statement.reset()
+        return fetched
     }
 
     /// A fetch closure that decodes one `T` and throws recordNotFound when no row comes back
@@ -80,12 +84,14 @@ extension MutablePersistableRecord {
         if keyValues.contains(where: \.isNull) { throw type(of: self).notFound(keyColumns, keyValues) }
         let setColumns = Self.updatedColumns(container, keyColumns: keyColumns, only: columns)
         let conflict = conflict ?? type(of: self).persistenceConflictPolicy.conflictResolutionForUpdate
-        let sql = PersistenceSQL.update(table: type(of: self).databaseTableName, setColumns: setColumns, keyColumns: keyColumns, conflict: conflict)
+        let table = type(of: self).databaseTableName
+        let sql = try PersistenceSQL.update(
+            table: table, setColumns: PersistenceSQL.tableSpelling(db, table: table, columns: setColumns),
+            keyColumns: keyColumns, conflict: conflict)
         let values = setColumns.map { container.databaseValue(of: $0) } + keyValues
         let fetched = try type(of: self).returning(db, sql: sql, values: values, selection: selection, fetch: fetch)
-        let primaryKey = try db.primaryKey(type(of: self).databaseTableName)
-        let rowID = primaryKey.rowIDColumn.flatMap { Int64.fromDatabaseValue(container.databaseValue(of: $0)) } ?? 0
-        return (PersistenceSuccess(rowID: rowID, persistenceContainer: container), fetched)
+        if db.changesCount == 0 { throw type(of: self).notFound(keyColumns, keyValues) }
+        return (PersistenceSuccess(persistenceContainer: container), fetched)
     }
 
     /// Inserts the record and returns the selected columns of the inserted row, read by

@@ -45,20 +45,19 @@ public struct InsertionSuccess {
 }
 
 /// The result of a successful insertion or update.
+///
+/// As in GRDB, it holds the saved values only: an update does not learn the rowid of the row
+/// it updated (that would cost a query).
 public struct PersistenceSuccess {
-    /// The rowid of the saved row.
-    public var rowID: Int64
     /// The saved values.
     public var persistenceContainer: PersistenceContainer
 
     /// Creates a success from an insertion.
     public init(_ inserted: InsertionSuccess) {
-        rowID = inserted.rowID
         persistenceContainer = inserted.persistenceContainer
     }
 
-    init(rowID: Int64, persistenceContainer: PersistenceContainer) {
-        self.rowID = rowID
+    init(persistenceContainer: PersistenceContainer) {
         self.persistenceContainer = persistenceContainer
     }
 }

@@ -292,6 +292,63 @@ struct PersistableRecordTests {
         ])
     }
 
+    @Test func saveAndUpsertRunNoQueryAfterTheirStatement() throws {
+        let test = try TestDatabase()
+        let recorder = SQLRecorder()
+        try test.dbQueue.write { db in
+            try db.execute(sql: citizenshipSchema)
+            try Country(code: "FR", name: "France").insert(db)
+            recorder.record(db)
+            // A text primary key: the update does not look for the rowid of the row.
+            try Country(code: "FR", name: "République française").save(db)
+            try Country(code: "DE", name: "Germany").save(db)
+            try Country(code: "DE", name: "Deutschland").upsert(db)
+            try Citizenship(citizenId: 1, countryCode: "FR", since: 1990).save(db)
+            #expect(try Country.fetchAll(db, sql: "SELECT * FROM country ORDER BY code").map(\.name) == ["Deutschland", "République française"])
+        }
+        #expect(recorder.dataSQL == [
+            "UPDATE \"country\" SET \"name\"=? WHERE \"code\"=?",
+            "UPDATE \"country\" SET \"name\"=? WHERE \"code\"=?",
+            "INSERT INTO \"country\" (\"code\", \"name\") VALUES (?,?)",
+            "INSERT INTO \"country\" (\"code\", \"name\") VALUES (?,?) ON CONFLICT DO UPDATE SET \"name\" = \"excluded\".\"name\" RETURNING *, \"rowid\"",
+            "UPDATE \"citizenship\" SET \"since\"=? WHERE \"citizenId\"=? AND \"countryCode\"=?",
+            "INSERT INTO \"citizenship\" (\"citizenId\", \"countryCode\", \"since\") VALUES (?,?,?)",
+            "SELECT * FROM country ORDER BY code",
+        ])
+    }
+
+    /// Coding keys that differ from the table's columns by case.
+    struct ShoutingPlayer: Encodable, PersistableRecord {
+        static let databaseTableName = "player"
+        var id: Int64
+        var NAME: String
+        var Score: Int
+    }
+
+    @Test func updateUsesTheTableSpellingOfColumns() throws {
+        let test = try TestDatabase()
+        let recorder = SQLRecorder()
+        try test.dbQueue.write { db in
+            try makePlayers(db)
+            recorder.record(db)
+            try ShoutingPlayer(id: 1, NAME: "Zed", Score: 5).update(db)
+            try ShoutingPlayer(id: 2, NAME: "Yan", Score: 6).update(db, columns: ["SCORE"])
+            #expect(try Row.fetchAll(db, sql: "SELECT name, score FROM player WHERE id IN (1, 2) ORDER BY id")
+                == [["name": "Zed", "score": 5], ["name": "Barbara", "score": 6]])
+            // An unknown column is SQLite's error.
+            struct Ghost: Encodable, PersistableRecord {
+                static let databaseTableName = "player"
+                var id: Int64
+                var nickname: String
+            }
+            expectDatabaseError(.SQLITE_ERROR) { try Ghost(id: 1, nickname: "Z").update(db) }
+        }
+        #expect(recorder.dataSQL.prefix(2) == [
+            "UPDATE \"player\" SET \"name\"=?, \"score\"=? WHERE \"id\"=?",
+            "UPDATE \"player\" SET \"score\"=? WHERE \"id\"=?",
+        ])
+    }
+
     @Test func deleteAndExists() throws {
         let test = try TestDatabase()
         let recorder = SQLRecorder()
@@ -306,10 +363,10 @@ struct PersistableRecordTests {
             #expect(try !Player(id: nil, name: "X", score: 0).delete(db))
         }
         #expect(recorder.dataSQL == [
-            "SELECT EXISTS (SELECT * FROM \"player\" WHERE \"id\" = ?)",
+            "SELECT EXISTS (SELECT 1 FROM \"player\" WHERE \"id\"=?)",
             "DELETE FROM \"player\" WHERE \"id\"=?",
             "DELETE FROM \"player\" WHERE \"id\"=?",
-            "SELECT EXISTS (SELECT * FROM \"player\" WHERE \"id\" = ?)",
+            "SELECT EXISTS (SELECT 1 FROM \"player\" WHERE \"id\"=?)",
         ])
     }
 
@@ -364,8 +421,8 @@ struct PersistableRecordTests {
             #expect(try Player.fetchCount(db) == 4)
         }
         #expect(recorder.dataSQL.prefix(2) == [
-            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET \"name\" = \"excluded\".\"name\", \"email\" = \"excluded\".\"email\", \"score\" = \"excluded\".\"score\" RETURNING \"rowid\"",
-            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET \"name\" = \"excluded\".\"name\", \"email\" = \"excluded\".\"email\", \"score\" = \"excluded\".\"score\" RETURNING \"rowid\"",
+            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET \"name\" = \"excluded\".\"name\", \"email\" = \"excluded\".\"email\", \"score\" = \"excluded\".\"score\" RETURNING *, \"rowid\"",
+            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET \"name\" = \"excluded\".\"name\", \"email\" = \"excluded\".\"email\", \"score\" = \"excluded\".\"score\" RETURNING *, \"rowid\"",
         ])
         #expect(recorder.dataSQL[2].hasSuffix("RETURNING *"))
     }
