@@ -55,12 +55,12 @@ enum PersistenceSQL {
     /// assignments' arguments are appended to `context` in SQL order.
     static func upsert(
         _ context: inout SQLGenerationContext, table: String, columns: [String], keyColumns: [String],
-        conflictTarget: [String] = [], assignments: [ColumnAssignment] = []) throws -> String
+        conflictTarget: [String] = [], overwritesColumns: Bool = true, assignments: [ColumnAssignment] = []) throws -> String
     {
         var custom = assignments
         let kept = Set((keyColumns + conflictTarget).map { $0.lowercased() })
         var sets: [String] = []
-        for column in columns where !kept.contains(column.lowercased()) {
+        for column in columns where overwritesColumns && !kept.contains(column.lowercased()) {
             if let index = custom.firstIndex(where: { $0.columnName.lowercased() == column.lowercased() }) {
                 sets.append(try custom.remove(at: index).sql(&context))
             } else {

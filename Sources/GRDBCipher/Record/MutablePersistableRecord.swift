@@ -159,3 +159,30 @@ extension PersistableRecord {
     public func willInsert(_ db: Database) throws {}
     public func didInsert(_ inserted: InsertionSuccess) {}
 }
+
+/// Which columns an upsert overwrites when the inserted row conflicts with a stored one.
+///
+/// ```swift
+/// // INSERT INTO "player" ("id", "name", "score") VALUES (?,?,?)
+/// // ON CONFLICT DO UPDATE SET "score" = "score" + 1 RETURNING *
+/// let player = try player.upsertAndFetch(db, updating: .noColumnUnlessSpecified) { _ in
+///     [Column("score") += 1]
+/// }
+/// ```
+public struct UpsertUpdateStrategy: RawRepresentable, Hashable, Sendable {
+    /// The number of the strategy.
+    public let rawValue: Int
+
+    /// Creates a strategy from its number (`0` is ``allColumns``, `1` is
+    /// ``noColumnUnlessSpecified``).
+    public init(rawValue: Int) {
+        self.rawValue = rawValue
+    }
+
+    /// Every inserted column but the primary key and the conflict target is overwritten with
+    /// the inserted value, unless an assignment says otherwise (the default).
+    public static let allColumns = UpsertUpdateStrategy(rawValue: 0)
+
+    /// Only the columns of the assignments change.
+    public static let noColumnUnlessSpecified = UpsertUpdateStrategy(rawValue: 1)
+}

@@ -448,11 +448,11 @@ struct PersistableRecordTests {
             player.score = 1
             let updated = try player.updateAndFetch(db)
             #expect(updated.score == 1)
-            var ghost = Player(id: 9, name: "Ghost", score: 9)
+            let ghost = Player(id: 9, name: "Ghost", score: 9)
             let saved = try ghost.saveAndFetch(db)
             #expect(saved.id == 9)
             // An ignored conflict inserts nothing: recordNotFound.
-            var duplicate = Player(id: 1, name: "Dup", score: 0)
+            let duplicate = Player(id: 1, name: "Dup", score: 0)
             #expect(throws: RecordError.self) { _ = try duplicate.insertAndFetch(db, onConflict: .ignore) }
             #expect(throws: RecordError.self) { _ = try Player(id: 42, name: "X", score: 0).updateAndFetch(db) }
         }
@@ -460,6 +460,79 @@ struct PersistableRecordTests {
             "INSERT INTO \"player\" (\"name\") VALUES (?) RETURNING *",
             "INSERT INTO \"player\" (\"name\") VALUES (?) RETURNING \"score\"",
             "UPDATE \"player\" SET \"name\"=?, \"email\"=?, \"score\"=? WHERE \"id\"=? RETURNING *",
+        ])
+    }
+
+    @Test func andFetchMethodsHaveGRDBMutability() throws {
+        let test = try TestDatabase()
+        let recorder = SQLRecorder()
+        try test.dbQueue.write { db in
+            try makePlayers(db)
+            recorder.record(db)
+            // Non-mutating in GRDB: callable on constants; the constant keeps its nil id.
+            let newcomer = Player(id: nil, name: "Dan", score: 40)
+            let inserted = try newcomer.insertAndFetch(db)
+            #expect(inserted.id == 4)
+            #expect(newcomer.id == nil)
+            let changed = Player(id: 4, name: "Daniel", score: 41)
+            let saved = try changed.saveAndFetch(db)
+            #expect(saved.name == "Daniel")
+            // Ignored conflict: nothing inserted, recordNotFound.
+            let duplicate = Player(id: 1, name: "Dup", score: 0)
+            #expect(throws: RecordError.self) { _ = try duplicate.insertAndFetch(db, onConflict: .ignore) }
+
+            var player = try Player.find(db, key: 2)
+            let score = try player.updateAndFetch(db, columns: ["score"], selection: [Column("score")]) { try Int.fetchOne($0) }
+            #expect(score == 200)
+            let name = try player.updateAndFetch(db, columns: [Player.Columns.name], selection: [Column("name")]) { try String.fetchOne($0) }
+            #expect(name == "Barbara")
+            #expect(try player.updateChangesAndFetch(db) { $0.score = 200 } == nil)
+            let updated = try player.updateChangesAndFetch(db) { $0.score = 210 }
+            #expect(updated?.score == 210)
+            let asRow = try player.updateChangesAndFetch(db, as: Player.self) { $0.name = "Bee" }
+            #expect(asRow?.name == "Bee")
+            let fetchedName = try player.updateChangesAndFetch(db, selection: [Column("name")], fetch: { try String.fetchOne($0) }) { $0.name = "Bea" }
+            #expect(fetchedName == "Bea")
+            var fresh = Player(id: nil, name: "Eve", score: 9)
+            let freshScore = try fresh.saveAndFetch(db, selection: [Column("score")]) { try Int.fetchOne($0) }
+            #expect(freshScore == 9)
+            // An update of a missing row, with a custom fetch: recordNotFound.
+            let ghost = Player(id: 99, name: "Ghost", score: 1)
+            #expect(throws: RecordError.self) {
+                _ = try ghost.updateAndFetch(db, columns: ["score"], selection: [Column("score")]) { try Int.fetchOne($0) }
+            }
+        }
+        #expect(recorder.dataSQL.prefix(9) == [
+            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) RETURNING *",
+            "UPDATE \"player\" SET \"name\"=?, \"email\"=?, \"score\"=? WHERE \"id\"=? RETURNING *",
+            "INSERT OR IGNORE INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) RETURNING *",
+            "SELECT * FROM \"player\" WHERE \"id\" = ?",
+            "UPDATE \"player\" SET \"score\"=? WHERE \"id\"=? RETURNING \"score\"",
+            "UPDATE \"player\" SET \"name\"=? WHERE \"id\"=? RETURNING \"name\"",
+            "UPDATE \"player\" SET \"score\"=? WHERE \"id\"=? RETURNING *",
+            "UPDATE \"player\" SET \"name\"=? WHERE \"id\"=? RETURNING *",
+            "UPDATE \"player\" SET \"name\"=? WHERE \"id\"=? RETURNING \"name\"",
+        ])
+    }
+
+    @Test func upsertStrategies() throws {
+        let test = try TestDatabase()
+        let recorder = SQLRecorder()
+        try test.dbQueue.write { db in
+            try makePlayers(db)
+            recorder.record(db)
+            var player = Player(id: 1, name: "Not Arthur", email: "x@example.com", score: 1)
+            let upserted = try player.upsertAndFetch(db, updating: .noColumnUnlessSpecified) { _ in [Column("score") += 1] }
+            #expect(upserted.name == "Arthur")
+            #expect(upserted.email == "arthur@example.com")
+            #expect(upserted.score == 101)
+            let untouched = try player.upsertAndFetch(db, updating: .noColumnUnlessSpecified)
+            #expect(untouched.name == "Arthur")
+            #expect(UpsertUpdateStrategy(rawValue: 1) == .noColumnUnlessSpecified)
+        }
+        #expect(recorder.dataSQL.prefix(2) == [
+            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET \"score\" = \"score\" + ? RETURNING *",
+            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET \"id\" = \"id\" RETURNING *",
         ])
     }
 
