@@ -50,6 +50,11 @@ public struct SQLSelection: Sendable {
         }
     }
 
+    /// Whether the selection is an aggregate (see ``SQLExpression/isAggregate``).
+    var isAggregate: Bool {
+        expression?.isAggregate ?? false
+    }
+
     /// Whether the selection aggregates rows, or might (raw SQL).
     var mayAggregate: Bool {
         switch kind {
@@ -77,7 +82,8 @@ public struct SQLSelection: Sendable {
         case .expression(let expression):
             return try expression.sql(&context)
         case let .aliased(expression, name):
-            return try "\(expression.sql(&context, wrapped: true)) AS \(name.quotedDatabaseIdentifier)"
+            // As GRDB: no parentheses (`"score" * ? AS "s10"`); AS binds looser than any operator.
+            return try "\(expression.sql(&context)) AS \(name.quotedDatabaseIdentifier)"
         case .literal(let literal):
             return try literal.sql(&context)
         }
