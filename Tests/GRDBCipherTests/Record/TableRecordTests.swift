@@ -60,7 +60,7 @@ struct TableRecordTests {
     }
 
     /// An encodable record that is not a TableRecord, with a UUID strategy.
-    struct Token: Codable, FetchableRecord, EncodableRecord {
+    struct Token: Codable, FetchableRecord, EncodableRecord, Identifiable {
         var id: UUID
         var label: String
         static func databaseUUIDEncodingStrategy(for column: String) -> DatabaseUUIDEncodingStrategy { .uppercaseString }
@@ -79,7 +79,38 @@ struct TableRecordTests {
             #expect(try tokens.all().filter(key: second).fetchCount(db) == 1)
             // Rows are not records: no strategy, the UUID is a blob and matches nothing.
             #expect(try Table("token").filter(key: first).fetchCount(db) == 0)
+            // The id methods of tables use the strategies too.
+            #expect(try tokens.filter(id: second).fetchOne(db)?.label == "b")
+            #expect(try tokens.filter(ids: [first, second]).fetchCount(db) == 2)
+            #expect(try tokens.exists(db, id: first))
+            #expect(try tokens.deleteOne(db, id: first))
+            #expect(try !tokens.exists(db, id: first))
+            #expect(try tokens.deleteAll(db, ids: [first, second]) == 1)
+            #expect(try tokens.deleteAll(db, ids: [UUID]()) == 0)
         }
+    }
+
+    @Test func tablesDeleteAndFindByKeyDictionaries() throws {
+        let test = try TestDatabase()
+        let recorder = SQLRecorder()
+        try test.dbQueue.write { db in
+            try makePlayers(db)
+            recorder.record(db)
+            let players = Table("player")
+            #expect(try players.exists(db, key: ["email": "barbara@example.com"]))
+            #expect(try !players.exists(db, key: ["email": "nobody@example.com"]))
+            #expect(try players.deleteOne(db, key: ["email": "barbara@example.com"]))
+            #expect(try !players.deleteOne(db, key: ["email": "barbara@example.com"]))
+            #expect(try players.deleteAll(db, keys: [["id": 1], ["id": 3]]) == 2)
+            #expect(try players.deleteAll(db, keys: [[String: (any DatabaseValueConvertible)?]]()) == 0)
+            // Not a unique key.
+            expectDatabaseError(.SQLITE_MISUSE) { _ = try players.deleteOne(db, key: ["name": "Arthur"]) }
+        }
+        #expect(recorder.dataSQL.prefix(3) == [
+            "SELECT EXISTS (SELECT * FROM \"player\" WHERE \"email\" = ?)",
+            "SELECT EXISTS (SELECT * FROM \"player\" WHERE \"email\" = ?)",
+            "DELETE FROM \"player\" WHERE \"email\" = ?",
+        ])
     }
 
     @Test func countExistsAndSQL() throws {
