@@ -29,6 +29,30 @@ extension FetchableRecord where Self: Decodable {
     }
 }
 
+/// An object that decodes fetchable records from database rows, with their `Decodable`
+/// implementation and decoding strategies: the way a record's own `init(row:)` can reuse its
+/// `Decodable` decoding.
+///
+/// ```swift
+/// struct Player: Decodable, FetchableRecord {
+///     var name: String
+///
+///     init(row: Row) throws {
+///         self = try FetchableRecordDecoder().decode(Player.self, from: row)
+///         name = name.trimmingCharacters(in: .whitespaces)
+///     }
+/// }
+/// ```
+public final class FetchableRecordDecoder {
+    /// Creates a decoder.
+    public init() {}
+
+    /// Decodes a record from a row with its `Decodable` initializer (never its `init(row:)`).
+    public func decode<T: FetchableRecord & Decodable>(_ type: T.Type, from row: Row) throws -> T {
+        try T(from: RowDecoder<T>(row: row))
+    }
+}
+
 /// Thrown by a column decoder when a value needs keyed or unkeyed containers: it is then
 /// decoded from JSON.
 private struct JSONRequired: Error {}

@@ -313,6 +313,34 @@ struct CodableRecordTests {
         #expect(container["payload"] as? String == "xyz")
     }
 
+    // MARK: FetchableRecordDecoder
+
+    /// A record whose init(row:) post-processes its Decodable decoding.
+    struct TrimmedName: Decodable, FetchableRecord {
+        var name: String
+        var when: Date
+
+        static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .timeIntervalSince1970 }
+
+        init(row: Row) throws {
+            self = try FetchableRecordDecoder().decode(TrimmedName.self, from: row)
+            name = name.trimmingCharacters(in: .whitespaces)
+        }
+    }
+
+    @Test func fetchableRecordDecoderUsesTheDecodableImplementation() throws {
+        let test = try TestDatabase()
+        _ = try test.dbQueue.read { db in
+            let record = try #require(try TrimmedName.fetchOne(db, sql: "SELECT '  Ada  ' AS name, 60 AS \"when\""))
+            #expect(record.name == "Ada")
+            #expect(record.when == Date(timeIntervalSince1970: 60))
+            let row = try #require(try Row.fetchOne(db, sql: "SELECT 'Bo' AS name, 0 AS \"when\""))
+            #expect(try FetchableRecordDecoder().decode(TrimmedName.self, from: row).name == "Bo")
+            // A missing column.
+            #expect(throws: RowDecodingError.self) { _ = try TrimmedName.fetchOne(db, sql: "SELECT 'Cy' AS name") }
+        }
+    }
+
     // MARK: User info (REC-4)
 
     /// A value the user info carries: not Sendable-checked, not a bit-castable size.
