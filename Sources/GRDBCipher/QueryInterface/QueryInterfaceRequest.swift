@@ -103,7 +103,7 @@ extension QueryInterfaceRequest {
     /// Appends result columns to the selection.
     ///
     /// ```swift
-    /// // SELECT *, ("score" + "bonus") AS "total" FROM "player"
+    /// // SELECT *, "score" + "bonus" AS "total" FROM "player"
     /// Player.all().annotated(with: (Column("score") + Column("bonus")).forKey("total"))
     /// ```
     public func annotated(with selection: [any SQLSelectable]) -> Self {

@@ -40,8 +40,11 @@ extension TableRecord {
     public static func numberOfSelectedColumns(_ db: Database) throws -> Int {
         var count = 0
         for selectable in databaseSelection {
-            if selectable.sqlSelection.isAllColumns {
+            let selection = selectable.sqlSelection
+            if selection.isAllColumns {
                 count += try db.columns(in: databaseTableName).count
+            } else if case let .allColumnsExcluding(excluded, _) = selection.kind {
+                count += try SQLSelection.columns(db, table: databaseTableName, excluding: excluded).count
             } else {
                 count += 1
             }

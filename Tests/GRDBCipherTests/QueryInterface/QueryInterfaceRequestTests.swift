@@ -27,6 +27,24 @@ private struct QITeam: Codable, FetchableRecord, PersistableRecord {
     var name: String
 }
 
+/// A record that selects all columns but two.
+private struct QIPlayerSummary: Decodable, FetchableRecord, TableRecord {
+    static let databaseTableName = "player"
+    static var databaseSelection: [any SQLSelectable] { [.allColumns(excluding: ["bonus", "EMAIL"])] }
+    var id: Int64
+    var name: String
+    var score: Int
+    var team: String?
+}
+
+/// A record that selects its hidden rowid too.
+private struct QICitizenshipWithRowID: Decodable, FetchableRecord, TableRecord {
+    static let databaseTableName = "citizenship"
+    static var databaseSelection: [any SQLSelectable] { [.allColumns, .rowID] }
+    var countryCode: String
+    var rowid: Int64
+}
+
 private struct QICitizenship: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "citizenship"
     var citizenId: Int64
@@ -98,6 +116,22 @@ struct QueryInterfaceRequestTests {
             #expect(try QIPlayer.selectPrimaryKey(as: Int64.self).fetchSet(db) == [1, 2, 3, 4])
             let row = try Row.fetchOne(db, QIPlayer.select(min(Column("score")), max(Column("score"))))!
             #expect(row[0] as Int == 50 && row[1] as Int == 300)
+        }
+    }
+
+    @Test func allColumnsExcludingAndRowID() throws {
+        try withDatabase { (db: Database) throws in
+            try expectSQL(db, QIPlayer.select(.allColumns(excluding: ["score", "BONUS"])), "SELECT \"id\", \"name\", \"team\", \"email\" FROM \"player\"")
+            try expectSQL(db, QIPlayer.select(.allColumns(excluding: [Column("team"), Column("email")])), "SELECT \"id\", \"name\", \"score\", \"bonus\" FROM \"player\"")
+            try expectSQL(db, QIPlayer.aliased(TableAlias(name: "p")).select(.allColumns(excluding: ["score", "bonus", "team", "email"])), "SELECT \"p\".\"id\", \"p\".\"name\" FROM \"player\" \"p\"")
+            try expectSQL(db, QIPlayerSummary.all(), "SELECT \"id\", \"name\", \"score\", \"team\" FROM \"player\"")
+            #expect(try QIPlayerSummary.numberOfSelectedColumns(db) == 4)
+            #expect(try QIPlayerSummary.order(Column("id")).fetchAll(db).map(\.name) == ["Arthur", "Barbara", "Craig", "Diane"])
+            try expectSQL(db, QICitizenshipWithRowID.all(), "SELECT *, \"rowid\" FROM \"citizenship\"")
+            #expect(try QICitizenshipWithRowID.numberOfSelectedColumns(db) == 3)
+            #expect(try QICitizenshipWithRowID.filter(Column("countryCode") == "US").fetchOne(db)?.rowid == 2)
+            // A missing table is SQLite's error.
+            expectDatabaseError(.SQLITE_ERROR) { _ = try Table("nowhere").select(.allColumns(excluding: ["a"])).fetchAll(db) }
         }
     }
 
