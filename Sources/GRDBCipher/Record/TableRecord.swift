@@ -18,9 +18,9 @@ import Foundation
 /// try Player.deleteOne(db, key: 1)               // DELETE FROM "player" WHERE "id" = ?
 /// ```
 public protocol TableRecord {
-    /// The name of the database table. The default is the type name with its leading capitals
+    /// The name of the database table. The default is the type name with its first word
     /// lowercased, keeping the capital that starts the next word: `Player` → "player",
-    /// `HTTPRequest` → "httpRequest".
+    /// `HTTPRequest` → "httpRequest", `iPhone` → "iphone".
     static var databaseTableName: String { get }
 
     /// The columns selected by the record's requests. The default is `[.allColumns]` (`*`).
