@@ -103,7 +103,7 @@ extension QueryInterfaceRequest {
     /// Appends result columns to the selection.
     ///
     /// ```swift
-    /// // SELECT *, ("score" + "bonus") AS "total" FROM "player"
+    /// // SELECT *, "score" + "bonus" AS "total" FROM "player"
     /// Player.all().annotated(with: (Column("score") + Column("bonus")).forKey("total"))
     /// ```
     public func annotated(with selection: [any SQLSelectable]) -> Self {
@@ -129,9 +129,13 @@ extension QueryInterfaceRequest {
     /// The request itself: all rows it fetches.
     public func all() -> Self { self }
 
-    /// A request that fetches no row.
+    /// A request that fetches no row: `WHERE ?`, bound to false, as in GRDB.
+    ///
+    /// ```swift
+    /// let players = try Player.all().none().fetchAll(db) // []
+    /// ```
     public func none() -> Self {
-        filter(SQLExpression.falseLiteral)
+        filter(SQLExpression(.value(false.databaseValue)))
     }
 
     /// Filters rows with a condition, added to the previous ones with `AND`.

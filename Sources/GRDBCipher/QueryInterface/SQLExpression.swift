@@ -217,6 +217,31 @@ extension SQLExpression {
         }
     }
 
+    /// Whether the expression is an aggregate, so that a selection of aggregates alone gives
+    /// one row: `COUNT(*)`, `MAX("score")`, or operations on aggregates and values
+    /// (`MAX("score") + 1`). Raw SQL is not known to be one.
+    var isAggregate: Bool {
+        switch kind {
+        case .countAll:
+            return true
+        case let .function(_, _, aggregate, _, _):
+            return aggregate
+        case let .unary(_, expression), let .cast(expression, _), let .collated(expression, _):
+            return expression.isAggregate
+        case let .binary(_, lhs, rhs):
+            return lhs.isAggregateOrValue && rhs.isAggregateOrValue && (lhs.isAggregate || rhs.isAggregate)
+        case let .associative(_, expressions):
+            return expressions.allSatisfy(\.isAggregateOrValue) && expressions.contains(where: \.isAggregate)
+        default:
+            return false
+        }
+    }
+
+    private var isAggregateOrValue: Bool {
+        if case .value = kind { return true }
+        return isAggregate
+    }
+
     /// The same expression, with the columns of the request's table qualified by `alias`.
     func qualified(with alias: TableAlias) -> SQLExpression {
         switch kind {
@@ -422,7 +447,8 @@ extension SQLExpression {
         case let .unary(op, expression):
             let operand = try expression.sql(&context, wrapped: true)
             let sql = op.rawValue + operand
-            return wrapped && op == .not ? "(\(sql))" : sql
+            // GRDB parenthesizes every unary operation that is an operand: `(-"score") < ?`.
+            return wrapped ? "(\(sql))" : sql
         case let .binary(op, lhs, rhs):
             var collation: String?
             var lhs = lhs, rhs = rhs

@@ -6,6 +6,8 @@ struct SQLGenerationContext {
 
     /// Alias names resolved so far, by alias.
     private var aliasNames: [ObjectIdentifier: String] = [:]
+    /// The tables of the aliases named so far, by alias.
+    private var aliasTables: [ObjectIdentifier: String] = [:]
     /// Names given so far, lowercased.
     private var takenNames: Set<String> = []
     /// The aliases of the SELECTs being generated, outermost first.
@@ -77,8 +79,15 @@ struct SQLGenerationContext {
             name = "\(tableName)\(suffix)"
         }
         aliasNames[id] = name
+        aliasTables[id] = tableName
         takenNames.insert(name.lowercased())
         return name
+    }
+
+    /// The table of an alias (nil: the current SELECT's), once the alias is named.
+    func tableName(of alias: TableAlias?) -> String? {
+        guard let alias = alias ?? currentAlias else { return nil }
+        return aliasTables[ObjectIdentifier(alias)]
     }
 
     func resolvedName(of alias: TableAlias) -> String? {

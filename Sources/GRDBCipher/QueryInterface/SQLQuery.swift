@@ -168,14 +168,18 @@ struct SQLQuery: Sendable {
 
     // MARK: Single results
 
-    /// The limit for fetching one row: `LIMIT 1` (keeping the offset), unless the filter targets
-    /// a unique key of the table, as GRDB does.
+    /// The limit for fetching one row, as GRDB chooses it: an explicit limit stays as it is;
+    /// otherwise `LIMIT 1`, unless the query gives one row anyway (a selection of aggregates
+    /// alone, without GROUP BY) or the filter targets a unique key of the table.
     func singleResultLimit(_ db: Database) throws -> (limit: Int, offset: Int?)? {
-        if let limit, limit.limit == 0 { return limit }
-        if limit == nil, grouping == nil, ctes.isEmpty, try filtersUniqueKey(db) {
+        if let limit { return limit }
+        if grouping == nil, !selection.isEmpty, selection.allSatisfy(\.isAggregate) {
             return nil
         }
-        return (1, limit?.offset)
+        if grouping == nil, ctes.isEmpty, try filtersUniqueKey(db) {
+            return nil
+        }
+        return (1, nil)
     }
 
     /// Whether the filter compares the columns of a unique key with values.

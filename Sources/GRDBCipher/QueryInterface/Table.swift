@@ -75,6 +75,36 @@ public struct Table<RowDecoder>: Sendable {
         try !filter(key: key).isEmpty(db)
     }
 
+    /// Deletes the rows with these primary or unique keys, and returns how many were deleted.
+    ///
+    /// ```swift
+    /// try Table("citizenship").deleteAll(db, keys: [["citizenId": 1, "countryCode": "FR"]])
+    /// ```
+    @discardableResult
+    public func deleteAll(_ db: Database, keys: [[String: (any DatabaseValueConvertible)?]]) throws -> Int {
+        if keys.isEmpty { return 0 }
+        return try filter(keys: keys).deleteAll(db)
+    }
+
+    /// Deletes the row with this primary or unique key, and returns whether a row was deleted.
+    ///
+    /// ```swift
+    /// try Table("player").deleteOne(db, key: ["email": "arthur@example.com"])
+    /// ```
+    @discardableResult
+    public func deleteOne(_ db: Database, key: [String: (any DatabaseValueConvertible)?]) throws -> Bool {
+        try deleteAll(db, keys: [key]) > 0
+    }
+
+    /// Whether a row exists for this primary or unique key.
+    ///
+    /// ```swift
+    /// try Table("player").exists(db, key: ["email": "arthur@example.com"])
+    /// ```
+    public func exists(_ db: Database, key: [String: (any DatabaseValueConvertible)?]) throws -> Bool {
+        try !filter(key: key).isEmpty(db)
+    }
+
     /// Updates all rows, and returns how many were changed.
     @discardableResult
     public func updateAll(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil, _ assignments: [ColumnAssignment]) throws -> Int {
@@ -85,6 +115,41 @@ public struct Table<RowDecoder>: Sendable {
     @discardableResult
     public func updateAll(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil, _ assignments: ColumnAssignment...) throws -> Int {
         try all().updateAll(db, onConflict: conflictResolution, assignments)
+    }
+}
+
+extension Table where RowDecoder: Identifiable, RowDecoder.ID: DatabaseValueConvertible {
+    /// The request of the row with this id: `WHERE "id" = ?`. The id is encoded with the
+    /// record's strategies when `RowDecoder` is an `EncodableRecord`.
+    ///
+    /// ```swift
+    /// let player = try Table<Player>("player").filter(id: 1).fetchOne(db)
+    /// ```
+    public func filter(id: RowDecoder.ID) -> QueryInterfaceRequest<RowDecoder> { all().filter(id: id) }
+
+    /// The request of the rows with these ids: `WHERE "id" IN (?, ?)`.
+    public func filter(ids: some Collection<RowDecoder.ID>) -> QueryInterfaceRequest<RowDecoder> { all().filter(ids: ids) }
+
+    /// Deletes the row with this id, and returns whether a row was deleted.
+    ///
+    /// ```swift
+    /// try Table<Player>("player").deleteOne(db, id: 1)
+    /// ```
+    @discardableResult
+    public func deleteOne(_ db: Database, id: RowDecoder.ID) throws -> Bool {
+        try deleteAll(db, ids: [id]) > 0
+    }
+
+    /// Deletes the rows with these ids, and returns how many were deleted.
+    @discardableResult
+    public func deleteAll(_ db: Database, ids: some Collection<RowDecoder.ID>) throws -> Int {
+        if ids.isEmpty { return 0 }
+        return try filter(ids: ids).deleteAll(db)
+    }
+
+    /// Whether a row exists for this id.
+    public func exists(_ db: Database, id: RowDecoder.ID) throws -> Bool {
+        try !filter(id: id).isEmpty(db)
     }
 }
 

@@ -1,13 +1,33 @@
 // Requests by key, and the request-building methods of record types.
 
 enum KeyFilter {
-    /// The database value of a key component: encoded with the record type's strategies when
-    /// the request fetches a record type that has some.
+    /// The database value of a key component: encoded with the record type's strategies
+    /// (dates, data, UUIDs) when the request fetches an `EncodableRecord`, table record or
+    /// not.
     static func databaseValue(_ value: (any DatabaseValueConvertible)?, column: String, recordType: Any.Type) -> DatabaseValue {
-        if let tableRecord = recordType as? any TableRecord.Type {
-            return tableRecord.keyDatabaseValue(value, column: column)
+        guard let value else { return .null }
+        if let encodable = recordType as? any EncodableRecord.Type {
+            return encodable.strategyEncodedValue(value, column: column)
         }
-        return value?.databaseValue ?? .null
+        return value.databaseValue
+    }
+
+    /// The columns of a key dictionary in the order of the unique key they form (the primary
+    /// key, or a unique index): GRDB's SQL follows the key, not the dictionary. Columns beyond
+    /// the key follow, sorted. Nil when the columns contain no unique key.
+    static func orderedUniqueKeyColumns(_ db: Database, tableName: String, columns: some Collection<String>) throws -> [String]? {
+        guard !columns.isEmpty, try db.table(tableName, hasUniqueKey: columns) else { return nil }
+        let byLowercasedName = Dictionary(columns.map { ($0.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+        var keys = [try db.primaryKey(tableName).columns]
+        keys += try db.indexes(on: tableName).filter(\.isUnique).map(\.columns)
+        for key in keys {
+            let lowercasedKey = key.map { $0.lowercased() }
+            guard lowercasedKey.allSatisfy({ byLowercasedName[$0] != nil }) else { continue }
+            let ordered = lowercasedKey.compactMap { byLowercasedName[$0] }
+            let rest = Set(byLowercasedName.keys).subtracting(lowercasedKey).compactMap { byLowercasedName[$0] }.sorted()
+            return ordered + rest
+        }
+        return columns.sorted()
     }
 
     /// `"id" = ?`, `"id" IN (?, ?)`, or `0` when no key can match (NULL keys never match).
@@ -29,17 +49,21 @@ enum KeyFilter {
         let box = UncheckedSendable((keys, recordType))
         return DatabasePromise { db in
             let (keys, recordType) = box.value
-            var checked: Set<[String]> = []
+            var ordered: [[String]: [String]] = [:]
             var terms: [SQLExpression] = []
             for key in keys {
-                let columns = key.keys.sorted()
-                if !checked.contains(columns) {
-                    guard !columns.isEmpty, try db.table(tableName, hasUniqueKey: columns) else {
+                let sortedColumns = key.keys.sorted()
+                let columns: [String]
+                if let known = ordered[sortedColumns] {
+                    columns = known
+                } else {
+                    guard let keyColumns = try orderedUniqueKeyColumns(db, tableName: tableName, columns: sortedColumns) else {
                         throw DatabaseError(
                             resultCode: .SQLITE_MISUSE,
-                            message: "table \(tableName.quotedDatabaseIdentifier) has no unique key on column(s) \(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))")
+                            message: "table \(tableName.quotedDatabaseIdentifier) has no unique key on column(s) \(sortedColumns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))")
                     }
-                    checked.insert(columns)
+                    ordered[sortedColumns] = keyColumns
+                    columns = keyColumns
                 }
                 let values = columns.map { databaseValue(key[$0]!, column: $0, recordType: recordType) }
                 if values.contains(where: \.isNull) { continue }

@@ -18,6 +18,8 @@ extension EncodableRecord where Self: Encodable {
         swap(&encoder.container.pointee, &container)
         defer { swap(&encoder.container.pointee, &container) }
         try encode(to: encoder)
+        // Containers that can not throw when they are made (unkeyed, nested) report here.
+        if let error = encoder.pendingError { throw error }
     }
 }
 
@@ -42,19 +44,32 @@ final class RecordEncoder<Record: EncodableRecord>: Encoder {
         container.deallocate()
     }
 
+    /// The record's encoder is at the root: its path is empty.
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { Record.databaseEncodingUserInfo }
+    /// The error of a container that could not throw when it was asked for; thrown once the
+    /// record is encoded.
+    var pendingError: EncodingError?
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         KeyedEncodingContainer(RecordKeyedEncodingContainer<Key, Record>(encoder: self))
     }
 
+    /// A row has no unkeyed form: the container throws, and so does the encoding of the
+    /// record even if nothing is encoded in it.
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        fatalError("\(Record.self) can not encode into a row with an unkeyed container: encode with a keyed container (CodingKeys)")
+        let error = EncodingError.invalidValue(Record.self, EncodingError.Context(
+            codingPath: codingPath,
+            debugDescription: "\(Record.self) can not encode into a row with an unkeyed container: encode with a keyed container (CodingKeys)"))
+        if pendingError == nil { pendingError = error }
+        return ThrowingUnkeyedEncodingContainer(codingPath: codingPath, error: error)
     }
 
+    /// A container whose values add their columns to the row: an `EncodableRecord` with its
+    /// `encode(to:)`, another `Encodable` value with its keyed container (a wrapper record
+    /// encodes the model it wraps this way).
     func singleValueContainer() -> any SingleValueEncodingContainer {
-        fatalError("\(Record.self) can not encode into a row with a single value container: encode with a keyed container (CodingKeys)")
+        RecordSingleValueEncodingContainer(encoder: self)
     }
 
     @inline(__always)
@@ -73,9 +88,49 @@ final class RecordEncoder<Record: EncodableRecord>: Encoder {
     }
 }
 
+/// The root single-value container of a record: encoding a value adds its columns.
+struct RecordSingleValueEncodingContainer<Record: EncodableRecord>: SingleValueEncodingContainer {
+    let encoder: RecordEncoder<Record>
+    var codingPath: [any CodingKey] { encoder.codingPath }
+
+    private func notAColumnSet(_ value: Any) -> EncodingError {
+        EncodingError.invalidValue(value, EncodingError.Context(
+            codingPath: codingPath,
+            debugDescription: "\(Record.self) can not encode a single \(type(of: value)) as a whole row: encode a record, or use a keyed container"))
+    }
+
+    mutating func encodeNil() throws { throw notAColumnSet(Optional<Int>.none as Any) }
+
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        if value is any DatabaseValueConvertible || value is Date || value is Data {
+            throw notAColumnSet(value)
+        }
+        if let record = value as? any EncodableRecord {
+            try record.encode(to: &encoder.container.pointee)
+        } else {
+            try value.encode(to: encoder)
+        }
+    }
+}
+
+/// The unkeyed container of a record: rows have no unkeyed form.
+struct ThrowingUnkeyedEncodingContainer: UnkeyedEncodingContainer {
+    let codingPath: [any CodingKey]
+    let error: EncodingError
+    var count: Int { 0 }
+
+    mutating func encodeNil() throws { throw error }
+    mutating func encode<T: Encodable>(_ value: T) throws { throw error }
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        KeyedEncodingContainer(IgnoringKeyedContainer<NestedKey>())
+    }
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { self }
+    mutating func superEncoder() -> any Encoder { IgnoringEncoder() }
+}
+
 struct RecordKeyedEncodingContainer<Key: CodingKey, Record: EncodableRecord>: KeyedEncodingContainerProtocol {
     let encoder: RecordEncoder<Record>
-    var codingPath: [any CodingKey] { [] }
+    var codingPath: [any CodingKey] { encoder.codingPath }
 
     mutating func encodeNil(forKey key: Key) throws { encoder.setNull(for: key) }
     mutating func encode(_ value: Bool, forKey key: Key) throws { encoder.set(value, for: key) }
@@ -120,20 +175,23 @@ struct RecordKeyedEncodingContainer<Key: CodingKey, Record: EncodableRecord>: Ke
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         let column = encoder.column(for: key)
-        encoder.container.pointee[column] = try Self.databaseValue(for: value, column: column)
+        encoder.container.pointee[column] = try Self.databaseValue(for: value, column: column, key: key, codingPath: codingPath)
     }
 
     /// The value stored for any `Encodable` value: dates, data and UUIDs with the record's
     /// strategies; database values as themselves; single values (enums with raw values) as
-    /// their value; anything else as JSON text.
-    static func databaseValue<T: Encodable>(for value: T, column: String) throws -> (any DatabaseValueConvertible)? {
+    /// their value, encoded with the path `codingPath` + `key`; anything else as JSON text
+    /// (whose encoder starts a new coding path, as in GRDB).
+    static func databaseValue<T: Encodable>(
+        for value: T, column: String, key: some CodingKey, codingPath: [any CodingKey]) throws -> (any DatabaseValueConvertible)?
+    {
         if let encoded = Record.strategyEncoded(value, column: column) {
             return encoded
         }
         if let convertible = value as? any DatabaseValueConvertible {
             return convertible
         }
-        let columnEncoder = ColumnEncoder(userInfo: Record.databaseEncodingUserInfo)
+        let columnEncoder = ColumnEncoder<Record>(column: column, codingPath: codingPath + [key])
         try value.encode(to: columnEncoder)
         if !columnEncoder.requiresJSON, columnEncoder.isSet {
             return columnEncoder.value
@@ -142,12 +200,23 @@ struct RecordKeyedEncodingContainer<Key: CodingKey, Record: EncodableRecord>: Ke
         return String(decoding: json, as: UTF8.self)
     }
 
+    /// Nested containers are not supported: the record's encoding throws.
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        fatalError("\(Record.self): nested containers are not supported (key \(key.stringValue)); encode the nested value itself")
+        encoder.pendingError = encoder.pendingError ?? nestedContainerError(key)
+        return KeyedEncodingContainer(IgnoringKeyedContainer<NestedKey>())
     }
 
+    /// Nested containers are not supported: the record's encoding throws.
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        fatalError("\(Record.self): nested containers are not supported (key \(key.stringValue)); encode the nested value itself")
+        let error = nestedContainerError(key)
+        encoder.pendingError = encoder.pendingError ?? error
+        return ThrowingUnkeyedEncodingContainer(codingPath: codingPath + [key], error: error)
+    }
+
+    private func nestedContainerError(_ key: Key) -> EncodingError {
+        EncodingError.invalidValue(Record.self, EncodingError.Context(
+            codingPath: codingPath + [key],
+            debugDescription: "\(Record.self): nested containers are not supported (key \(key.stringValue)); encode the nested value itself"))
     }
 
     mutating func superEncoder() -> any Encoder { encoder }
@@ -155,16 +224,20 @@ struct RecordKeyedEncodingContainer<Key: CodingKey, Record: EncodableRecord>: Ke
 }
 
 /// Encodes one value for a column. A value that asks for a keyed or unkeyed container is
-/// marked for JSON encoding instead.
-private final class ColumnEncoder: Encoder, SingleValueEncodingContainer {
-    let userInfo: [CodingUserInfoKey: Any]
-    var codingPath: [any CodingKey] { [] }
+/// marked for JSON encoding instead. Dates, data and UUIDs encode with the record's
+/// strategies for the column.
+private final class ColumnEncoder<Record: EncodableRecord>: Encoder, SingleValueEncodingContainer {
+    let column: String
+    /// The path of the property: it ends with the key of the column.
+    let codingPath: [any CodingKey]
+    var userInfo: [CodingUserInfoKey: Any] { Record.databaseEncodingUserInfo }
     var value: (any DatabaseValueConvertible)?
     var isSet = false
     var requiresJSON = false
 
-    init(userInfo: [CodingUserInfoKey: Any]) {
-        self.userInfo = userInfo
+    init(column: String, codingPath: [any CodingKey]) {
+        self.column = column
+        self.codingPath = codingPath
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
@@ -185,7 +258,10 @@ private final class ColumnEncoder: Encoder, SingleValueEncodingContainer {
     }
 
     func encode<T: Encodable>(_ value: T) throws {
-        if let convertible = value as? any DatabaseValueConvertible {
+        if let encoded = Record.strategyEncoded(value, column: column) {
+            self.value = encoded
+            isSet = true
+        } else if let convertible = value as? any DatabaseValueConvertible {
             self.value = convertible
             isSet = true
         } else {
@@ -195,7 +271,7 @@ private final class ColumnEncoder: Encoder, SingleValueEncodingContainer {
 }
 
 /// A container that drops what it is given: the value is encoded again as JSON.
-private struct IgnoringKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+struct IgnoringKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     var codingPath: [any CodingKey] { [] }
     mutating func encodeNil(forKey key: Key) throws {}
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {}
@@ -207,7 +283,7 @@ private struct IgnoringKeyedContainer<Key: CodingKey>: KeyedEncodingContainerPro
     mutating func superEncoder(forKey key: Key) -> any Encoder { IgnoringEncoder() }
 }
 
-private struct IgnoringUnkeyedContainer: UnkeyedEncodingContainer {
+struct IgnoringUnkeyedContainer: UnkeyedEncodingContainer {
     var codingPath: [any CodingKey] { [] }
     var count: Int { 0 }
     mutating func encodeNil() throws {}
@@ -219,7 +295,7 @@ private struct IgnoringUnkeyedContainer: UnkeyedEncodingContainer {
     mutating func superEncoder() -> any Encoder { IgnoringEncoder() }
 }
 
-private struct IgnoringEncoder: Encoder {
+struct IgnoringEncoder: Encoder {
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> { KeyedEncodingContainer(IgnoringKeyedContainer<Key>()) }
@@ -227,7 +303,7 @@ private struct IgnoringEncoder: Encoder {
     func singleValueContainer() -> any SingleValueEncodingContainer { IgnoringSingleValue() }
 }
 
-private struct IgnoringSingleValue: SingleValueEncodingContainer {
+struct IgnoringSingleValue: SingleValueEncodingContainer {
     var codingPath: [any CodingKey] { [] }
     mutating func encodeNil() throws {}
     mutating func encode<T: Encodable>(_ value: T) throws {}

@@ -340,6 +340,19 @@ public struct PersistenceContainer {
     /// The database values, in column order.
     var databaseValues: [DatabaseValue] { values }
 
+    /// The values of `previous` for the columns whose values differ in this container (NULL
+    /// for a column `previous` does not have).
+    func changes(from previous: PersistenceContainer) -> [String: DatabaseValue] {
+        var changes: [String: DatabaseValue] = [:]
+        for (column, newValue) in zip(columns, values) {
+            let oldValue = previous.databaseValue(of: column)
+            if newValue != oldValue {
+                changes[column] = oldValue
+            }
+        }
+        return changes
+    }
+
     /// Whether the columns are exactly those of the template, in order.
     var matchesTemplate: Bool { followsTemplate && values.count == template.count }
 }
@@ -408,24 +421,22 @@ extension EncodableRecord {
     /// let changes = try newPlayer.databaseChanges(from: oldPlayer) // ["score": 100]
     /// ```
     public func databaseChanges<Record: EncodableRecord>(from record: Record) throws -> [String: DatabaseValue] {
-        let newContainer = try PersistenceContainer(self)
-        let oldContainer = try PersistenceContainer(record)
-        var changes: [String: DatabaseValue] = [:]
-        for (column, newValue) in zip(newContainer.columns, newContainer.values) {
-            let oldValue = oldContainer.databaseValue(of: column)
-            if newValue != oldValue {
-                changes[column] = oldValue
-            }
-        }
-        return changes
+        try PersistenceContainer(self).changes(from: PersistenceContainer(record))
     }
 
     /// Modifies the record with `modify`, and returns the previous values of the columns that
     /// changed.
+    ///
+    /// The values are compared before and after `modify` runs, so this works for classes
+    /// too (a copy of a class instance would be the same object, and see no change).
+    ///
+    /// ```swift
+    /// let changes = try player.databaseChanges { $0.score = 100 } // ["score": 10]
+    /// ```
     public mutating func databaseChanges(modify: (inout Self) throws -> Void) throws -> [String: DatabaseValue] {
-        let previous = self
+        let previous = try PersistenceContainer(self)
         try modify(&self)
-        return try databaseChanges(from: previous)
+        return try PersistenceContainer(self).changes(from: previous)
     }
 
     /// Returns whether the two records have the same database values.
@@ -441,9 +452,18 @@ extension EncodableRecord {
 }
 
 /// Foundation's coders take `Sendable` user info; GRDB's record API gives `Any`.
+///
+/// Each value is cast at run time to `any Sendable`, a marker protocol that every value
+/// passes: whether the values are really safe to share is the record type's responsibility,
+/// as with any user info. (The compiler refuses a static conversion from `Any`, and a bit
+/// cast is wrong: the two existentials need not have the same size.)
 func sendableUserInfo(_ userInfo: [CodingUserInfoKey: Any]) -> [CodingUserInfoKey: any Sendable] {
-    // A cast to a marker protocol always succeeds: whether the values are really safe to
-    // share is the record type's responsibility, as with any user info.
-    // (`Any` and `any Sendable` have the same layout: Sendable is a marker protocol.)
-    userInfo.mapValues { unsafeBitCast($0, to: (any Sendable).self) }
+    if userInfo.isEmpty { return [:] }
+    return userInfo.compactMapValues { runtimeCast($0, to: (any Sendable).self) }
+}
+
+/// `value as? T`, for a `T` known only at run time (so that the compiler does not reason
+/// about marker protocols).
+private func runtimeCast<T>(_ value: Any, to type: T.Type) -> T? {
+    value as? T
 }

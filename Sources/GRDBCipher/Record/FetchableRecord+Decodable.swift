@@ -29,17 +29,48 @@ extension FetchableRecord where Self: Decodable {
     }
 }
 
+/// An object that decodes fetchable records from database rows, with their `Decodable`
+/// implementation and decoding strategies: the way a record's own `init(row:)` can reuse its
+/// `Decodable` decoding.
+///
+/// ```swift
+/// struct Player: Decodable, FetchableRecord {
+///     var name: String
+///
+///     init(row: Row) throws {
+///         self = try FetchableRecordDecoder().decode(Player.self, from: row)
+///         name = name.trimmingCharacters(in: .whitespaces)
+///     }
+/// }
+/// ```
+public final class FetchableRecordDecoder {
+    /// Creates a decoder.
+    public init() {}
+
+    /// Decodes a record from a row with its `Decodable` initializer (never its `init(row:)`).
+    public func decode<T: FetchableRecord & Decodable>(_ type: T.Type, from row: Row) throws -> T {
+        try T(from: RowDecoder<T>(row: row))
+    }
+}
+
 /// Thrown by a column decoder when a value needs keyed or unkeyed containers: it is then
 /// decoded from JSON.
 private struct JSONRequired: Error {}
 
 /// Decodes a record from a row.
+///
+/// `codingPath` is empty for the record, and ends with the key of a nested value decoded from
+/// a scope or from the same row (`var team: Team` read from the team scope has the path
+/// `[team]`).
 struct RowDecoder<Record: FetchableRecord>: Decoder {
     let row: Row
-    var codingPath: [any CodingKey] { [] }
+    var codingPath: [any CodingKey] = []
     var userInfo: [CodingUserInfoKey: Any] { Record.databaseDecodingUserInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        if !codingPath.isEmpty {
+            return KeyedDecodingContainer(RowKeyedDecodingContainer<Key, Record>(row: row, codingPath: codingPath))
+        }
         // A cursor decodes every record from the same live row: the container made for the
         // first record serves them all (making one per row costs an allocation and generic
         // metadata lookups).
@@ -59,8 +90,32 @@ struct RowDecoder<Record: FetchableRecord>: Decoder {
         throw RowDecodingError(description: "\(Record.self) can not decode from a row with an unkeyed container: decode with a keyed container (CodingKeys)")
     }
 
+    /// A container that decodes whole values from the same row: a `FetchableRecord` with
+    /// its `init(row:)`, another `Decodable` type with its `init(from:)` (a wrapper record
+    /// decodes the model it wraps this way).
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        throw RowDecodingError(description: "\(Record.self) can not decode from a row with a single value container: decode with a keyed container (CodingKeys)")
+        RowSingleValueDecodingContainer<Record>(row: row, codingPath: codingPath)
+    }
+}
+
+/// The single-value container of a row: values decode from the whole row.
+struct RowSingleValueDecodingContainer<Record: FetchableRecord>: SingleValueDecodingContainer {
+    let row: Row
+    let codingPath: [any CodingKey]
+
+    /// A row is never nil.
+    func decodeNil() -> Bool { false }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        if T.self is any DatabaseValueConvertible.Type || T.self == Date.self || T.self == Data.self {
+            throw DecodingError.typeMismatch(T.self, DecodingError.Context(
+                codingPath: codingPath,
+                debugDescription: "\(Record.self) can not decode a single \(T.self) from a whole row: decode it with a keyed container"))
+        }
+        if let recordType = T.self as? any FetchableRecord.Type {
+            return try recordType.init(row: row) as! T
+        }
+        return try T(from: RowDecoder<Record>(row: row, codingPath: codingPath))
     }
 }
 
@@ -90,11 +145,13 @@ final class DecodingContainerCache<Key: CodingKey>: AnyDecodingContainerCache {
 /// class copies as one reference.
 final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: KeyedDecodingContainerProtocol {
     let row: Row
+    let codingPath: [any CodingKey]
     /// Column indexes by key string, for the non-default column strategies.
     private let keyIndexes: [String: Int]?
 
-    init(row: Row) {
+    init(row: Row, codingPath: [any CodingKey] = []) {
         self.row = row
+        self.codingPath = codingPath
         switch Record.databaseColumnDecodingStrategy {
         case .useDefaultKeys:
             keyIndexes = nil
@@ -107,8 +164,6 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
             keyIndexes = indexes
         }
     }
-
-    var codingPath: [any CodingKey] { [] }
 
     var allKeys: [Key] {
         if let keyIndexes {
@@ -205,20 +260,20 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let index = index(of: key) else {
             guard let scope = row.scopesTree[key.stringValue], scope.containsNonNullValue else { return nil }
-            return try decode(type, fromRow: scope)
+            return try decode(type, fromRow: scope, key: key)
         }
         if row.databaseValueIsNull(at: index) { return nil }
-        return try decode(type, at: index, column: key.stringValue)
+        return try decode(type, at: index, key: key)
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         if let index = index(of: key) {
-            return try decode(type, at: index, column: key.stringValue)
+            return try decode(type, at: index, key: key)
         }
         // Not a column: a record in the scope of that name, or a record read from the same
         // columns (`var book: Book` in a record of books and their authors).
         if let scope = row.scopesTree[key.stringValue] {
-            return try decode(type, fromRow: scope)
+            return try decode(type, fromRow: scope, key: key)
         }
         let notFound = RowDecodingError.columnNotFound(key.stringValue, type: type, row: row, record: Record.self)
         // (Never the record's own type: that would recurse forever.)
@@ -226,23 +281,24 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
             throw notFound
         }
         do {
-            return try decode(type, fromRow: row)
+            return try decode(type, fromRow: row, key: key)
         } catch {
             throw RowDecodingError(description: "\(notFound.description); decoding \(T.self) from the row's own columns failed too: \(error)")
         }
     }
 
-    /// Decodes a record from a whole row (a scope, or the row itself).
-    private func decode<T: Decodable>(_ type: T.Type, fromRow row: Row) throws -> T {
+    /// Decodes a record from a whole row (a scope, or the row itself), for `key`.
+    private func decode<T: Decodable>(_ type: T.Type, fromRow row: Row, key: Key) throws -> T {
         if let recordType = T.self as? any FetchableRecord.Type {
             return try recordType.init(row: row) as! T
         }
-        return try T(from: RowDecoder<Record>(row: row))
+        return try T(from: RowDecoder<Record>(row: row, codingPath: codingPath + [key]))
     }
 
     /// Decodes any `Decodable` value from a column: with the record's date and data strategies,
-    /// as a database value, as a single value (enums with raw values), or from JSON.
-    private func decode<T: Decodable>(_ type: T.Type, at index: Int, column: String) throws -> T {
+    /// as a database value, as a single value (enums with raw values, wrappers), or from JSON
+    /// (whose decoder starts a new coding path, as in GRDB).
+    private func decode<T: Decodable>(_ type: T.Type, at index: Int, key: Key) throws -> T {
         let dbValue = row.databaseValue(at: index)
         let columnName = row.columnName(at: index)
         if T.self == Date.self {
@@ -264,7 +320,7 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
             return value as! T
         }
         do {
-            return try T(from: ColumnDecoder(dbValue: dbValue, userInfo: Record.databaseDecodingUserInfo))
+            return try T(from: ColumnDecoder<Record>(dbValue: dbValue, column: columnName, codingPath: codingPath + [key]))
         } catch is JSONRequired {
             let json: Data
             switch dbValue.storage {
@@ -314,11 +370,15 @@ private func jsonErrorSummary(_ error: any Error) -> String {
 }
 
 /// Decodes one value from a column: database values and single-value types (such as enums with
-/// raw values). Keyed and unkeyed containers throw ``JSONRequired``.
-private struct ColumnDecoder: Decoder, SingleValueDecodingContainer {
+/// raw values). Dates and data read with the record's strategies for the column. Keyed and
+/// unkeyed containers throw ``JSONRequired``.
+private struct ColumnDecoder<Record: FetchableRecord>: Decoder, SingleValueDecodingContainer {
     let dbValue: DatabaseValue
-    let userInfo: [CodingUserInfoKey: Any]
-    var codingPath: [any CodingKey] { [] }
+    /// The column that holds the value, for the date and data strategies.
+    let column: String
+    /// The path of the property: it ends with the key of the column.
+    let codingPath: [any CodingKey]
+    var userInfo: [CodingUserInfoKey: Any] { Record.databaseDecodingUserInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> { throw JSONRequired() }
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw JSONRequired() }
@@ -327,13 +387,31 @@ private struct ColumnDecoder: Decoder, SingleValueDecodingContainer {
     func decodeNil() -> Bool { dbValue.isNull }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        if T.self == Date.self {
+            guard let date = Record.databaseDateDecodingStrategy(for: column).decode(dbValue) else {
+                throw mismatch(T.self)
+            }
+            return date as! T
+        }
+        if T.self == Data.self {
+            guard let data = Record.databaseDataDecodingStrategy(for: column).decode(dbValue) else {
+                throw mismatch(T.self)
+            }
+            return data as! T
+        }
         if let convertible = T.self as? any DatabaseValueConvertible.Type {
             guard let value = convertible.fromDatabaseValue(dbValue) else {
-                throw DecodingError.typeMismatch(T.self, DecodingError.Context(codingPath: [], debugDescription: "could not decode \(T.self) from a database \(dbValue.storageClassName)"))
+                throw mismatch(T.self)
             }
             return value as! T
         }
         return try T(from: self)
+    }
+
+    private func mismatch(_ type: Any.Type) -> DecodingError {
+        DecodingError.typeMismatch(type, DecodingError.Context(
+            codingPath: codingPath,
+            debugDescription: "could not decode \(type) from a database \(dbValue.storageClassName) (column \(String(reflecting: column)))"))
     }
 }
 

@@ -6,7 +6,7 @@ import Foundation
 //   INSERT INTO "player" ("id", "name") VALUES (?,?)          INSERT OR REPLACE INTO ... with a policy
 //   UPDATE "player" SET "name"=? WHERE "id"=?                  UPDATE OR REPLACE "player" ...
 //   DELETE FROM "player" WHERE "id"=?
-//   INSERT INTO "player" ("id", "name") VALUES (?,?) ON CONFLICT DO UPDATE SET "name" = "excluded"."name" RETURNING "rowid"
+//   INSERT INTO "player" ("id", "name") VALUES (?,?) ON CONFLICT DO UPDATE SET "name" = "excluded"."name" RETURNING *, "rowid"
 //   ... RETURNING * (the *AndFetch methods)
 
 // MARK: - SQL
@@ -29,6 +29,21 @@ enum PersistenceSQL {
         return "\(verb) \(table.quotedDatabaseIdentifier) SET \(assignments) WHERE \(condition)"
     }
 
+    /// The columns as the table spells them (`NAME` → `name`), as an UPDATE names them;
+    /// unknown columns as given (SQLite reports them).
+    static func tableSpelling(_ db: Database, table: String, columns: [String]) throws -> [String] {
+        let tableColumns = try db.columns(in: table).map(\.name)
+        return columns.map { column in
+            tableColumns.first { $0.equalsIgnoringASCIICase(column) } ?? column
+        }
+    }
+
+    /// `SELECT EXISTS (SELECT 1 FROM "player" WHERE "id"=?)`
+    static func exists(table: String, keyColumns: [String]) -> String {
+        let condition = keyColumns.map { "\($0.quotedDatabaseIdentifier)=?" }.joined(separator: " AND ")
+        return "SELECT EXISTS (SELECT 1 FROM \(table.quotedDatabaseIdentifier) WHERE \(condition))"
+    }
+
     static func delete(table: String, keyColumns: [String]) -> String {
         let condition = keyColumns.map { "\($0.quotedDatabaseIdentifier)=?" }.joined(separator: " AND ")
         return "DELETE FROM \(table.quotedDatabaseIdentifier) WHERE \(condition)"
@@ -40,12 +55,12 @@ enum PersistenceSQL {
     /// assignments' arguments are appended to `context` in SQL order.
     static func upsert(
         _ context: inout SQLGenerationContext, table: String, columns: [String], keyColumns: [String],
-        conflictTarget: [String] = [], assignments: [ColumnAssignment] = []) throws -> String
+        conflictTarget: [String] = [], overwritesColumns: Bool = true, assignments: [ColumnAssignment] = []) throws -> String
     {
         var custom = assignments
         let kept = Set((keyColumns + conflictTarget).map { $0.lowercased() })
         var sets: [String] = []
-        for column in columns where !kept.contains(column.lowercased()) {
+        for column in columns where overwritesColumns && !kept.contains(column.lowercased()) {
             if let index = custom.firstIndex(where: { $0.columnName.lowercased() == column.lowercased() }) {
                 sets.append(try custom.remove(at: index).sql(&context))
             } else {
@@ -129,7 +144,8 @@ extension MutablePersistableRecord {
             let hasRowID = try db.tableHasRowID(table)
             var context = SQLGenerationContext(db)
             let sql = try PersistenceSQL.upsert(&context, table: table, columns: container.columns, keyColumns: primaryKey.columns)
-            return (hasRowID ? sql + " RETURNING \"rowid\"" : sql, primaryKey.rowIDColumn, hasRowID)
+            // GRDB's clause: the upserted row, then its rowid (read from the last column).
+            return (hasRowID ? sql + " RETURNING *, \"rowid\"" : sql, primaryKey.rowIDColumn, hasRowID)
         }
         try entry.statement.bindPersistenceValues(container.values)
         let rowID = try entry.statement.executePersistence(returnsRowID: entry.returnsRowID) ?? db.lastInsertedRowID
@@ -163,7 +179,9 @@ extension MutablePersistableRecord {
         let setColumns = Self.updatedColumns(container, keyColumns: keyColumns, only: columns)
         let conflict = type(of: self).updateConflict(conflict)
         let entry = try db.persistenceStatement(.update(conflict), table: table, columns: setColumns + ["\u{0}"] + keyColumns) {
-            let sql = PersistenceSQL.update(table: table, setColumns: setColumns, keyColumns: keyColumns, conflict: conflict)
+            let sql = try PersistenceSQL.update(
+                table: table, setColumns: PersistenceSQL.tableSpelling(db, table: table, columns: setColumns),
+                keyColumns: keyColumns, conflict: conflict)
             return (sql, try db.primaryKey(table).rowIDColumn, false)
         }
         let values = setColumns.map { container.databaseValue(of: $0) } + keyValues
@@ -172,21 +190,7 @@ extension MutablePersistableRecord {
         if db.changesCount == 0 {
             throw type(of: self).notFound(keyColumns, keyValues)
         }
-        let rowID: Int64
-        if let rowIDColumn = entry.rowIDColumn, let value = Int64.fromDatabaseValue(container.databaseValue(of: rowIDColumn)) {
-            rowID = value
-        } else {
-            rowID = try type(of: self).rowID(db, keyColumns: keyColumns, keyValues: keyValues)
-        }
-        return PersistenceSuccess(rowID: rowID, persistenceContainer: container)
-    }
-
-    /// The rowid of the row with this key (0 for a `WITHOUT ROWID` table).
-    private static func rowID(_ db: Database, keyColumns: [String], keyValues: [DatabaseValue]) throws -> Int64 {
-        guard try db.tableHasRowID(databaseTableName) else { return 0 }
-        let condition = keyColumns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND ")
-        let sql = "SELECT \"rowid\" FROM \(databaseTableName.quotedDatabaseIdentifier) WHERE \(condition)"
-        return try Int64.fetchOne(db, sql: sql, arguments: StatementArguments(keyValues)) ?? 0
+        return PersistenceSuccess(persistenceContainer: container)
     }
 
     /// DELETE; returns whether a row was deleted.
@@ -204,10 +208,8 @@ extension MutablePersistableRecord {
         let container = try PersistenceContainer(self, db)
         let (keyColumns, keyValues) = try type(of: self).primaryKeyValues(db, container)
         if keyValues.contains(where: \.isNull) { return false }
-        let condition = SQLExpression.associative(.and, zip(keyColumns, keyValues).map {
-            SQLExpression.compare(.equal, SQLExpression(.column($0)), SQLExpression(.value($1)))
-        })
-        return try !type(of: self).all().filter(condition).isEmpty(db)
+        let sql = PersistenceSQL.exists(table: type(of: self).databaseTableName, keyColumns: keyColumns)
+        return try Bool.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(keyValues)) ?? false
     }
 }
 
@@ -359,14 +361,18 @@ extension MutablePersistableRecord {
     /// Modifies the record with `modify`, then updates the columns that changed, if any;
     /// returns whether it did.
     ///
+    /// The record's values are compared before and after `modify` runs, so this works for
+    /// classes as well as structs.
+    ///
     /// ```swift
-    /// try player.updateChanges(db) { $0.score = 1000 }
+    /// try player.updateChanges(db) { $0.score = 1000 } // UPDATE "player" SET "score"=? WHERE "id"=?
     /// ```
     @discardableResult
     public mutating func updateChanges(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil, modify: (inout Self) throws -> Void) throws -> Bool {
-        let previous = self
-        try modify(&self)
-        return try updateChanges(db, onConflict: conflictResolution, from: previous)
+        let changes = try databaseChanges(modify: modify)
+        if changes.isEmpty { return false }
+        try update(db, onConflict: conflictResolution, columns: changes.keys)
+        return true
     }
 
     /// Updates the record when its primary key is set and matches a row, inserts it

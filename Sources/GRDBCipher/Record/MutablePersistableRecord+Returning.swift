@@ -15,7 +15,11 @@ extension MutablePersistableRecord {
         let selectionSQL = try selection.selectionSQL(&context)
         let statement = try db.makeStatement(sql: "\(sql) RETURNING \(selectionSQL)")
         try statement.setArguments(context.arguments)
-        return try fetch(statement)
+        let fetched = try fetch(statement)
+        // Completes the statement even if `fetch` read one row only, so that the number of
+        // changed rows is known.
+        statement.reset()
+        return fetched
     }
 
     /// A fetch closure that decodes one `T` and throws recordNotFound when no row comes back
@@ -45,7 +49,8 @@ extension MutablePersistableRecord {
     }
 
     private func upsertReturning<T>(
-        _ db: Database, conflictTarget: [String], assignments: ((_ excluded: TableAlias) -> [ColumnAssignment])?,
+        _ db: Database, conflictTarget: [String], strategy: UpsertUpdateStrategy,
+        assignments: ((_ excluded: TableAlias) -> [ColumnAssignment])?,
         selection: [any SQLSelectable], fetch: (Statement) throws -> T) throws -> (InsertionSuccess, T)
     {
         var container = try PersistenceContainer(self, db)
@@ -57,7 +62,7 @@ extension MutablePersistableRecord {
         _ = context.name(of: excluded, tableName: "excluded")
         let sql = try PersistenceSQL.upsert(
             &context, table: table, columns: container.columns, keyColumns: primaryKey.columns,
-            conflictTarget: conflictTarget, assignments: assignments?(excluded) ?? [])
+            conflictTarget: conflictTarget, overwritesColumns: strategy == .allColumns, assignments: assignments?(excluded) ?? [])
         let values = context.arguments.values
         let fetched = try type(of: self).returning(db, sql: sql, values: values, selection: selection, fetch: fetch)
         var rowID = db.lastInsertedRowID
@@ -80,12 +85,14 @@ extension MutablePersistableRecord {
         if keyValues.contains(where: \.isNull) { throw type(of: self).notFound(keyColumns, keyValues) }
         let setColumns = Self.updatedColumns(container, keyColumns: keyColumns, only: columns)
         let conflict = conflict ?? type(of: self).persistenceConflictPolicy.conflictResolutionForUpdate
-        let sql = PersistenceSQL.update(table: type(of: self).databaseTableName, setColumns: setColumns, keyColumns: keyColumns, conflict: conflict)
+        let table = type(of: self).databaseTableName
+        let sql = try PersistenceSQL.update(
+            table: table, setColumns: PersistenceSQL.tableSpelling(db, table: table, columns: setColumns),
+            keyColumns: keyColumns, conflict: conflict)
         let values = setColumns.map { container.databaseValue(of: $0) } + keyValues
         let fetched = try type(of: self).returning(db, sql: sql, values: values, selection: selection, fetch: fetch)
-        let primaryKey = try db.primaryKey(type(of: self).databaseTableName)
-        let rowID = primaryKey.rowIDColumn.flatMap { Int64.fromDatabaseValue(container.databaseValue(of: $0)) } ?? 0
-        return (PersistenceSuccess(rowID: rowID, persistenceContainer: container), fetched)
+        if db.changesCount == 0 { throw type(of: self).notFound(keyColumns, keyValues) }
+        return (PersistenceSuccess(persistenceContainer: container), fetched)
     }
 
     /// Inserts the record and returns the selected columns of the inserted row, read by
@@ -133,9 +140,10 @@ extension MutablePersistableRecord {
     /// ```
     public mutating func upsertAndFetch<T: FetchableRecord & TableRecord>(
         _ db: Database, as returnedType: T.Type, onConflict conflictTarget: [String] = [],
+        updating strategy: UpsertUpdateStrategy = .allColumns,
         doUpdate assignments: ((_ excluded: TableAlias) -> [ColumnAssignment])? = nil) throws -> T
     {
-        try mutatingUpsertAndFetch(db, as: T.self, onConflict: conflictTarget, doUpdate: assignments)
+        try mutatingUpsertAndFetch(db, as: T.self, onConflict: conflictTarget, updating: strategy, doUpdate: assignments)
     }
 
     /// Updates the record and returns the selected columns of the updated row, read by
@@ -151,6 +159,81 @@ extension MutablePersistableRecord {
             return success
         }
         return result!
+    }
+
+    /// Updates the given columns and returns the selected columns of the updated row, read by
+    /// `fetch` from the `UPDATE ... RETURNING` statement.
+    ///
+    /// ```swift
+    /// // UPDATE "player" SET "score"=? WHERE "id"=? RETURNING "score"
+    /// let score = try player.updateAndFetch(db, columns: ["score"], selection: [Column("score")]) {
+    ///     try Int.fetchOne($0)
+    /// }
+    /// ```
+    public func updateAndFetch<T>(
+        _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil,
+        columns: some Collection<String>, selection: [any SQLSelectable], fetch: (Statement) throws -> T) throws -> T
+    {
+        let columns = Set(columns)
+        var result: T?
+        try updateWithCallbacks(db, columns: columns) {
+            let (success, fetched) = try updateReturning(db, onConflict: conflictResolution, columns: columns, selection: selection, fetch: fetch)
+            result = fetched
+            return success
+        }
+        return result!
+    }
+
+    /// Updates the given columns and returns the selected columns of the updated row.
+    public func updateAndFetch<T>(
+        _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil,
+        columns: some Collection<some ColumnExpression>, selection: [any SQLSelectable],
+        fetch: (Statement) throws -> T) throws -> T
+    {
+        try updateAndFetch(db, onConflict: conflictResolution, columns: columns.map(\.name), selection: selection, fetch: fetch)
+    }
+
+    /// Modifies the record with `modify`, then updates the columns that changed, and returns
+    /// the selected columns of the updated row; nil when nothing changed (no statement runs).
+    ///
+    /// ```swift
+    /// // UPDATE "player" SET "score"=? WHERE "id"=? RETURNING "score"
+    /// let score = try player.updateChangesAndFetch(db, selection: [Column("score")], fetch: { try Int.fetchOne($0) }) {
+    ///     $0.score = 1000
+    /// }
+    /// ```
+    public mutating func updateChangesAndFetch<T>(
+        _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil,
+        selection: [any SQLSelectable], fetch: (Statement) throws -> T,
+        modify: (inout Self) throws -> Void) throws -> T?
+    {
+        let changes = try databaseChanges(modify: modify)
+        if changes.isEmpty { return nil }
+        return try updateAndFetch(db, onConflict: conflictResolution, columns: changes.keys, selection: selection, fetch: fetch)
+    }
+
+    /// Modifies the record with `modify`, then updates the columns that changed, and returns
+    /// the updated row as a `T`; nil when nothing changed.
+    public mutating func updateChangesAndFetch<T: FetchableRecord & TableRecord>(
+        _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil,
+        as returnedType: T.Type, modify: (inout Self) throws -> Void) throws -> T?
+    {
+        try updateChangesAndFetch(
+            db, onConflict: conflictResolution, selection: T.databaseSelection,
+            fetch: fetchOneRecord(db, T.self), modify: modify)
+    }
+
+    /// Updates or inserts the record (see ``save(_:onConflict:)``) and returns the selected
+    /// columns of the saved row, read by `fetch`.
+    ///
+    /// ```swift
+    /// let score = try player.saveAndFetch(db, selection: [Column("score")]) { try Int.fetchOne($0) }
+    /// ```
+    public mutating func saveAndFetch<T>(
+        _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil,
+        selection: [any SQLSelectable], fetch: (Statement) throws -> T) throws -> T
+    {
+        try mutatingSaveAndFetch(db, onConflict: conflictResolution, selection: selection, fetch: fetch)
     }
 
     /// Updates every column and returns the updated row as a `T`; throws
@@ -171,22 +254,31 @@ extension MutablePersistableRecord {
 }
 
 extension MutablePersistableRecord where Self: FetchableRecord {
-    /// Inserts the record and returns the inserted row, decoded.
+    /// Inserts the record and returns the inserted row, decoded; throws
+    /// ``RecordError/recordNotFound(databaseTableName:key:)`` when an ignored conflict inserted
+    /// nothing.
+    ///
+    /// As in GRDB, the record itself is not changed (the returned record has the inserted id),
+    /// so it can be a constant.
     ///
     /// ```swift
+    /// let player = Player(id: nil, name: "Arthur", score: 0)
     /// let inserted = try player.insertAndFetch(db) // INSERT ... RETURNING *
     /// ```
-    public mutating func insertAndFetch(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws -> Self {
-        try insertAndFetch(db, onConflict: conflictResolution, as: Self.self)
+    public func insertAndFetch(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws -> Self {
+        var record = self
+        return try record.mutatingInsertAndFetch(
+            db, onConflict: conflictResolution, selection: Self.databaseSelection, fetch: fetchOneRecord(db, Self.self))
     }
 
     /// Inserts or updates the record and returns the upserted row, decoded (see
     /// ``upsertAndFetch(_:as:onConflict:doUpdate:)``).
     public mutating func upsertAndFetch(
         _ db: Database, onConflict conflictTarget: [String] = [],
+        updating strategy: UpsertUpdateStrategy = .allColumns,
         doUpdate assignments: ((_ excluded: TableAlias) -> [ColumnAssignment])? = nil) throws -> Self
     {
-        try upsertAndFetch(db, as: Self.self, onConflict: conflictTarget, doUpdate: assignments)
+        try upsertAndFetch(db, as: Self.self, onConflict: conflictTarget, updating: strategy, doUpdate: assignments)
     }
 
     /// Updates every column and returns the updated row, decoded.
@@ -194,9 +286,28 @@ extension MutablePersistableRecord where Self: FetchableRecord {
         try updateAndFetch(db, onConflict: conflictResolution, as: Self.self)
     }
 
-    /// Updates or inserts the record and returns the saved row, decoded.
-    public mutating func saveAndFetch(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws -> Self {
-        try saveAndFetch(db, onConflict: conflictResolution, as: Self.self)
+    /// Modifies the record with `modify`, then updates the columns that changed, and returns
+    /// the updated row, decoded; nil when nothing changed.
+    ///
+    /// ```swift
+    /// let updated = try player.updateChangesAndFetch(db) { $0.score = 1000 }
+    /// ```
+    public mutating func updateChangesAndFetch(
+        _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil,
+        modify: (inout Self) throws -> Void) throws -> Self?
+    {
+        try updateChangesAndFetch(db, onConflict: conflictResolution, as: Self.self, modify: modify)
+    }
+
+    /// Updates or inserts the record and returns the saved row, decoded. The record itself is
+    /// not changed, as in GRDB.
+    ///
+    /// ```swift
+    /// let saved = try player.saveAndFetch(db)
+    /// ```
+    public func saveAndFetch(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws -> Self {
+        var record = self
+        return try record.mutatingSaveAndFetch(db, onConflict: conflictResolution, as: Self.self)
     }
 }
 
@@ -220,10 +331,20 @@ extension PersistableRecord {
     /// Inserts or updates the record and returns the upserted row as a `T`.
     public func upsertAndFetch<T: FetchableRecord & TableRecord>(
         _ db: Database, as returnedType: T.Type, onConflict conflictTarget: [String] = [],
+        updating strategy: UpsertUpdateStrategy = .allColumns,
         doUpdate assignments: ((_ excluded: TableAlias) -> [ColumnAssignment])? = nil) throws -> T
     {
         var record = self
-        return try record.mutatingUpsertAndFetch(db, as: T.self, onConflict: conflictTarget, doUpdate: assignments)
+        return try record.mutatingUpsertAndFetch(db, as: T.self, onConflict: conflictTarget, updating: strategy, doUpdate: assignments)
+    }
+
+    /// Updates or inserts the record and returns the selected columns of the saved row.
+    public func saveAndFetch<T>(
+        _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil,
+        selection: [any SQLSelectable], fetch: (Statement) throws -> T) throws -> T
+    {
+        var record = self
+        return try record.mutatingSaveAndFetch(db, onConflict: conflictResolution, selection: selection, fetch: fetch)
     }
 
     /// Updates or inserts the record and returns the saved row as a `T`.
@@ -236,25 +357,16 @@ extension PersistableRecord {
 }
 
 extension PersistableRecord where Self: FetchableRecord {
-    /// Inserts the record and returns the inserted row, decoded; throws
-    /// ``RecordError/recordNotFound(databaseTableName:key:)`` when an ignored conflict inserted
-    /// nothing.
-    public func insertAndFetch(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws -> Self {
-        try insertAndFetch(db, onConflict: conflictResolution, as: Self.self)
-    }
 
     /// Inserts or updates the record and returns the upserted row, decoded.
     public func upsertAndFetch(
         _ db: Database, onConflict conflictTarget: [String] = [],
+        updating strategy: UpsertUpdateStrategy = .allColumns,
         doUpdate assignments: ((_ excluded: TableAlias) -> [ColumnAssignment])? = nil) throws -> Self
     {
-        try upsertAndFetch(db, as: Self.self, onConflict: conflictTarget, doUpdate: assignments)
+        try upsertAndFetch(db, as: Self.self, onConflict: conflictTarget, updating: strategy, doUpdate: assignments)
     }
 
-    /// Updates or inserts the record and returns the saved row, decoded.
-    public func saveAndFetch(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws -> Self {
-        try saveAndFetch(db, onConflict: conflictResolution, as: Self.self)
-    }
 }
 
 // Names that always reach the mutating implementations (the non-mutating ones of
@@ -274,14 +386,15 @@ extension MutablePersistableRecord {
     }
 
     fileprivate mutating func mutatingUpsertAndFetch<T: FetchableRecord & TableRecord>(
-        _ db: Database, as returnedType: T.Type, onConflict conflictTarget: [String],
+        _ db: Database, as returnedType: T.Type, onConflict conflictTarget: [String], updating strategy: UpsertUpdateStrategy,
         doUpdate assignments: ((_ excluded: TableAlias) -> [ColumnAssignment])?) throws -> T
     {
         var result: T?
         let fetch = fetchOneRecord(db, T.self)
         try insertWithCallbacks(db) { record in
             let (success, fetched) = try record.upsertReturning(
-                db, conflictTarget: conflictTarget, assignments: assignments, selection: T.databaseSelection, fetch: fetch)
+                db, conflictTarget: conflictTarget, strategy: strategy, assignments: assignments,
+                selection: T.databaseSelection, fetch: fetch)
             result = fetched
             return success
         }
@@ -291,14 +404,21 @@ extension MutablePersistableRecord {
     fileprivate mutating func mutatingSaveAndFetch<T: FetchableRecord & TableRecord>(
         _ db: Database, onConflict: Database.ConflictResolution?, as returnedType: T.Type) throws -> T
     {
+        try mutatingSaveAndFetch(db, onConflict: onConflict, selection: T.databaseSelection, fetch: fetchOneRecord(db, T.self))
+    }
+
+    fileprivate mutating func mutatingSaveAndFetch<T>(
+        _ db: Database, onConflict: Database.ConflictResolution?, selection: [any SQLSelectable],
+        fetch: (Statement) throws -> T) throws -> T
+    {
         let (_, keyValues) = try type(of: self).primaryKeyValues(db, PersistenceContainer(self, db))
         if !keyValues.contains(where: \.isNull) {
             do {
-                return try updateAndFetch(db, onConflict: onConflict, selection: T.databaseSelection, fetch: fetchOneRecord(db, T.self))
+                return try updateAndFetch(db, onConflict: onConflict, selection: selection, fetch: fetch)
             } catch RecordError.recordNotFound {
                 // No row with this key yet: insert it.
             }
         }
-        return try mutatingInsertAndFetch(db, onConflict: onConflict, selection: T.databaseSelection, fetch: fetchOneRecord(db, T.self))
+        return try mutatingInsertAndFetch(db, onConflict: onConflict, selection: selection, fetch: fetch)
     }
 }

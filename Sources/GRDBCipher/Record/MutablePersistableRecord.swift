@@ -45,20 +45,19 @@ public struct InsertionSuccess {
 }
 
 /// The result of a successful insertion or update.
+///
+/// As in GRDB, it holds the saved values only: an update does not learn the rowid of the row
+/// it updated (that would cost a query).
 public struct PersistenceSuccess {
-    /// The rowid of the saved row.
-    public var rowID: Int64
     /// The saved values.
     public var persistenceContainer: PersistenceContainer
 
     /// Creates a success from an insertion.
     public init(_ inserted: InsertionSuccess) {
-        rowID = inserted.rowID
         persistenceContainer = inserted.persistenceContainer
     }
 
-    init(rowID: Int64, persistenceContainer: PersistenceContainer) {
-        self.rowID = rowID
+    init(persistenceContainer: PersistenceContainer) {
         self.persistenceContainer = persistenceContainer
     }
 }
@@ -159,4 +158,31 @@ public protocol PersistableRecord: MutablePersistableRecord {
 extension PersistableRecord {
     public func willInsert(_ db: Database) throws {}
     public func didInsert(_ inserted: InsertionSuccess) {}
+}
+
+/// Which columns an upsert overwrites when the inserted row conflicts with a stored one.
+///
+/// ```swift
+/// // INSERT INTO "player" ("id", "name", "score") VALUES (?,?,?)
+/// // ON CONFLICT DO UPDATE SET "score" = "score" + 1 RETURNING *
+/// let player = try player.upsertAndFetch(db, updating: .noColumnUnlessSpecified) { _ in
+///     [Column("score") += 1]
+/// }
+/// ```
+public struct UpsertUpdateStrategy: RawRepresentable, Hashable, Sendable {
+    /// The number of the strategy.
+    public let rawValue: Int
+
+    /// Creates a strategy from its number (`0` is ``allColumns``, `1` is
+    /// ``noColumnUnlessSpecified``).
+    public init(rawValue: Int) {
+        self.rawValue = rawValue
+    }
+
+    /// Every inserted column but the primary key and the conflict target is overwritten with
+    /// the inserted value, unless an assignment says otherwise (the default).
+    public static let allColumns = UpsertUpdateStrategy(rawValue: 0)
+
+    /// Only the columns of the assignments change.
+    public static let noColumnUnlessSpecified = UpsertUpdateStrategy(rawValue: 1)
 }

@@ -25,7 +25,7 @@ struct PersistenceStatementCache {
         /// `columns` followed by `rowIDColumn`, when an insertion adds the rowid column to
         /// its container.
         let columnsWithRowID: [String]?
-        /// Whether the statement ends with `RETURNING "rowid"`.
+        /// Whether the statement ends with `RETURNING …, "rowid"` (the rowid is the last column).
         let returnsRowID: Bool
     }
 
@@ -100,7 +100,7 @@ extension Statement {
     }
 
     /// Runs a persistence statement bound with ``bindPersistenceValues(_:)``; returns the
-    /// rowid of the first returned row when it has a `RETURNING "rowid"` clause.
+    /// rowid of the first returned row when it ends with a `RETURNING …, "rowid"` clause.
     func executePersistence(returnsRowID: Bool) throws -> Int64? {
         let sqliteStatement = sqliteStatement
         if writesData { database.transactionHasWrites = true }
@@ -108,7 +108,9 @@ extension Statement {
         while true {
             let code = sqlite3_step(sqliteStatement)
             if code == SQLITE_ROW {
-                if returnsRowID, rowID == nil { rowID = sqlite3_column_int64(sqliteStatement, 0) }
+                if returnsRowID, rowID == nil {
+                    rowID = sqlite3_column_int64(sqliteStatement, sqlite3_column_count(sqliteStatement) - 1)
+                }
                 continue
             }
             if code == SQLITE_DONE {

@@ -25,6 +25,9 @@ public struct SQLSelection: Sendable {
         case expression(SQLExpression)
         /// `expression AS "name"`
         case aliased(SQLExpression, String)
+        /// The columns of the table of `alias` (nil: the current SELECT's) but the excluded
+        /// ones (lowercased), listed: `"id", "name"`.
+        case allColumnsExcluding(Set<String>, TableAlias?)
         /// Raw SQL.
         case literal(SQL)
     }
@@ -50,10 +53,15 @@ public struct SQLSelection: Sendable {
         }
     }
 
+    /// Whether the selection is an aggregate (see ``SQLExpression/isAggregate``).
+    var isAggregate: Bool {
+        expression?.isAggregate ?? false
+    }
+
     /// Whether the selection aggregates rows, or might (raw SQL).
     var mayAggregate: Bool {
         switch kind {
-        case .allColumns, .qualifiedAllColumns: return false
+        case .allColumns, .qualifiedAllColumns, .allColumnsExcluding: return false
         case .expression(let expression), .aliased(let expression, _): return expression.mayAggregate
         case .literal: return true
         }
@@ -64,7 +72,8 @@ public struct SQLSelection: Sendable {
         case .allColumns: return SQLSelection(kind: .qualifiedAllColumns(alias))
         case .expression(let expression): return SQLSelection(kind: .expression(expression.qualified(with: alias)))
         case let .aliased(expression, name): return SQLSelection(kind: .aliased(expression.qualified(with: alias), name))
-        case .qualifiedAllColumns, .literal: return self
+        case let .allColumnsExcluding(excluded, nil): return SQLSelection(kind: .allColumnsExcluding(excluded, alias))
+        case .qualifiedAllColumns, .allColumnsExcluding, .literal: return self
         }
     }
 
@@ -77,10 +86,22 @@ public struct SQLSelection: Sendable {
         case .expression(let expression):
             return try expression.sql(&context)
         case let .aliased(expression, name):
-            return try "\(expression.sql(&context, wrapped: true)) AS \(name.quotedDatabaseIdentifier)"
+            // As GRDB: no parentheses (`"score" * ? AS "s10"`); AS binds looser than any operator.
+            return try "\(expression.sql(&context)) AS \(name.quotedDatabaseIdentifier)"
         case .literal(let literal):
             return try literal.sql(&context)
+        case let .allColumnsExcluding(excluded, alias):
+            guard let table = context.tableName(of: alias) else {
+                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "allColumns(excluding:) needs a table: use it in the selection of a table's request")
+            }
+            let columns = try Self.columns(context.db, table: table, excluding: excluded)
+            return columns.map { context.columnSQL($0, alias: alias) }.joined(separator: ", ")
         }
+    }
+
+    /// The columns of a table but the excluded ones (lowercased names), in table order.
+    static func columns(_ db: Database, table: String, excluding excluded: Set<String>) throws -> [String] {
+        try db.columns(in: table).map(\.name).filter { !excluded.contains($0.lowercased()) }
     }
 }
 
@@ -104,11 +125,65 @@ extension SQLSelectable where Self == AllColumns {
     public static var allColumns: AllColumns { AllColumns() }
 }
 
+/// All columns of a table but some: the remaining columns, listed.
+///
+/// ```swift
+/// struct Player: TableRecord {
+///     // SELECT "id", "name" FROM "player"
+///     static var databaseSelection: [any SQLSelectable] {
+///         [.allColumns(excluding: ["generatedColumn"])]
+///     }
+/// }
+/// ```
+public struct AllColumnsExcluding: SQLSelectable {
+    /// The excluded columns, lowercased (column names ignore case).
+    let excludedColumns: Set<String>
+
+    /// Creates the selection of all columns but `excludedColumns`.
+    public init(_ excludedColumns: some Collection<String>) {
+        self.excludedColumns = Set(excludedColumns.map { $0.lowercased() })
+    }
+
+    public var sqlSelection: SQLSelection {
+        SQLSelection(kind: .allColumnsExcluding(excludedColumns, nil))
+    }
+}
+
+extension SQLSelectable where Self == AllColumnsExcluding {
+    /// All columns but `excludedColumns`.
+    ///
+    /// ```swift
+    /// Player.select(.allColumns(excluding: ["score"])) // SELECT "id", "name" FROM "player"
+    /// ```
+    public static func allColumns(excluding excludedColumns: some Collection<String>) -> Self {
+        AllColumnsExcluding(excludedColumns)
+    }
+
+    /// All columns but `excludedColumns`.
+    ///
+    /// ```swift
+    /// Player.select(.allColumns(excluding: [Column("score")]))
+    /// ```
+    public static func allColumns(excluding excludedColumns: some Collection<any ColumnExpression>) -> Self {
+        AllColumnsExcluding(excludedColumns.map(\.name))
+    }
+}
+
+extension SQLSelectable where Self == Column {
+    /// The hidden rowid column: `"rowid"`.
+    ///
+    /// ```swift
+    /// // SELECT *, "rowid" FROM "player"
+    /// static var databaseSelection: [any SQLSelectable] { [.allColumns, .rowID] }
+    /// ```
+    public static var rowID: Column { Column("rowid") }
+}
+
 extension SQLSpecificExpressible {
     /// The expression as a result column named `key`: `expression AS "key"`.
     ///
     /// ```swift
-    /// // SELECT ("score" + "bonus") AS "total" FROM "player"
+    /// // SELECT "score" + "bonus" AS "total" FROM "player"
     /// Player.select((Column("score") + Column("bonus")).forKey("total"))
     /// ```
     public func forKey(_ key: String) -> SQLSelection {

@@ -18,9 +18,9 @@ import Foundation
 /// try Player.deleteOne(db, key: 1)               // DELETE FROM "player" WHERE "id" = ?
 /// ```
 public protocol TableRecord {
-    /// The name of the database table. The default is the type name with its leading capitals
+    /// The name of the database table. The default is the type name with its first word
     /// lowercased, keeping the capital that starts the next word: `Player` → "player",
-    /// `HTTPRequest` → "httpRequest".
+    /// `HTTPRequest` → "httpRequest", `iPhone` → "iphone".
     static var databaseTableName: String { get }
 
     /// The columns selected by the record's requests. The default is `[.allColumns]` (`*`).
@@ -40,8 +40,11 @@ extension TableRecord {
     public static func numberOfSelectedColumns(_ db: Database) throws -> Int {
         var count = 0
         for selectable in databaseSelection {
-            if selectable.sqlSelection.isAllColumns {
+            let selection = selectable.sqlSelection
+            if selection.isAllColumns {
                 count += try db.columns(in: databaseTableName).count
+            } else if case let .allColumnsExcluding(excluded, _) = selection.kind {
+                count += try SQLSelection.columns(db, table: databaseTableName, excluding: excluded).count
             } else {
                 count += 1
             }
@@ -64,25 +67,26 @@ enum DefaultTableNames {
     }
 }
 
-/// `Player` → "player", `HTTPRequest` → "httpRequest", `URL` → "url". Generic arguments are
-/// dropped: `Box<Int>` → "box".
+/// The default table name of a type, GRDB's rule: the first word is lowercased, and the
+/// capital that starts the second word stays. `Place` → "place", `PostalAddress` →
+/// "postalAddress", `HTTPRequest` → "httpRequest", `TOEFL` → "toefl", `iPhone` → "iphone".
+/// The first word is the run of capitals after any leading lowercase letters: the run is
+/// lowercased, except its last capital when a lowercase letter follows it and the run has more
+/// than one capital ("HTTPR" + "equest": "R" starts "Request"). Generic arguments are dropped:
+/// `Box<Int>` → "box".
 func defaultDatabaseTableName(_ typeName: String) -> String {
-    let name = typeName.prefix { $0 != "<" }
-    let characters = Array(name)
-    var uppercasePrefix = 0
-    while uppercasePrefix < characters.count, characters[uppercasePrefix].isUppercase {
-        uppercasePrefix += 1
+    let characters = Array(typeName.prefix { $0 != "<" })
+    var runStart = 0
+    while runStart < characters.count, !characters[runStart].isUppercase {
+        runStart += 1
     }
-    switch uppercasePrefix {
-    case 0:
-        return String(name)
-    case 1, characters.count:
-        return String(characters[..<uppercasePrefix]).lowercased() + String(characters[uppercasePrefix...])
-    default:
-        // "HTTPRequest": the last capital starts the next word.
-        let lowered = uppercasePrefix - 1
-        return String(characters[..<lowered]).lowercased() + String(characters[lowered...])
+    var runEnd = runStart
+    while runEnd < characters.count, characters[runEnd].isUppercase {
+        runEnd += 1
     }
+    // The capitals to lowercase: the whole run, or all but the one that starts the next word.
+    let lowered = runEnd - runStart > 1 && runEnd < characters.count ? runEnd - 1 : runEnd
+    return characters[..<lowered].map { $0.lowercased() }.joined() + String(characters[lowered...])
 }
 
 // MARK: - Errors

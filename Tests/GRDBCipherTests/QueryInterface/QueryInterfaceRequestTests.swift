@@ -27,6 +27,24 @@ private struct QITeam: Codable, FetchableRecord, PersistableRecord {
     var name: String
 }
 
+/// A record that selects all columns but two.
+private struct QIPlayerSummary: Decodable, FetchableRecord, TableRecord {
+    static let databaseTableName = "player"
+    static var databaseSelection: [any SQLSelectable] { [.allColumns(excluding: ["bonus", "EMAIL"])] }
+    var id: Int64
+    var name: String
+    var score: Int
+    var team: String?
+}
+
+/// A record that selects its hidden rowid too.
+private struct QICitizenshipWithRowID: Decodable, FetchableRecord, TableRecord {
+    static let databaseTableName = "citizenship"
+    static var databaseSelection: [any SQLSelectable] { [.allColumns, .rowID] }
+    var countryCode: String
+    var rowid: Int64
+}
+
 private struct QICitizenship: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "citizenship"
     var citizenId: Int64
@@ -80,8 +98,11 @@ struct QueryInterfaceRequestTests {
             try expectSQL(db, Table("player").all(), "SELECT * FROM \"player\"")
             try expectSQL(db, QIPlayer.select(Column("name"), Column("score")), "SELECT \"name\", \"score\" FROM \"player\"")
             try expectSQL(db, QIPlayer.select(Column("name"), as: String.self).distinct(), "SELECT DISTINCT \"name\" FROM \"player\"")
-            try expectSQL(db, QIPlayer.select((Column("score") + Column("bonus")).forKey("total")), "SELECT (\"score\" + \"bonus\") AS \"total\" FROM \"player\"")
-            try expectSQL(db, QIPlayer.annotated(with: (Column("score") + Column("bonus")).forKey("total")), "SELECT *, (\"score\" + \"bonus\") AS \"total\" FROM \"player\"")
+            try expectSQL(db, QIPlayer.select((Column("score") + Column("bonus")).forKey("total")), "SELECT \"score\" + \"bonus\" AS \"total\" FROM \"player\"")
+            // An aliased expression is not parenthesized, as in GRDB.
+            try expectSQL(db, QIPlayer.select((Column("score") * 10).forKey("s10")), "SELECT \"score\" * ? AS \"s10\" FROM \"player\"")
+            try expectSQL(db, QIPlayer.select((-Column("score")).forKey("negated"), Column("name").forKey("n")), "SELECT -\"score\" AS \"negated\", \"name\" AS \"n\" FROM \"player\"")
+            try expectSQL(db, QIPlayer.annotated(with: (Column("score") + Column("bonus")).forKey("total")), "SELECT *, \"score\" + \"bonus\" AS \"total\" FROM \"player\"")
             try expectSQL(db, QIPlayer.select(sql: "IFNULL(team, ?), score", arguments: ["none"]), "SELECT IFNULL(team, ?), score FROM \"player\"")
             #expect(try argumentsOf(db, QIPlayer.select(sql: "IFNULL(team, ?), score", arguments: ["none"])) == ["none"])
             try expectSQL(db, QIPlayer.selectPrimaryKey(as: Int64.self), "SELECT \"id\" FROM \"player\"")
@@ -98,6 +119,22 @@ struct QueryInterfaceRequestTests {
         }
     }
 
+    @Test func allColumnsExcludingAndRowID() throws {
+        try withDatabase { (db: Database) throws in
+            try expectSQL(db, QIPlayer.select(.allColumns(excluding: ["score", "BONUS"])), "SELECT \"id\", \"name\", \"team\", \"email\" FROM \"player\"")
+            try expectSQL(db, QIPlayer.select(.allColumns(excluding: [Column("team"), Column("email")])), "SELECT \"id\", \"name\", \"score\", \"bonus\" FROM \"player\"")
+            try expectSQL(db, QIPlayer.aliased(TableAlias(name: "p")).select(.allColumns(excluding: ["score", "bonus", "team", "email"])), "SELECT \"p\".\"id\", \"p\".\"name\" FROM \"player\" \"p\"")
+            try expectSQL(db, QIPlayerSummary.all(), "SELECT \"id\", \"name\", \"score\", \"team\" FROM \"player\"")
+            #expect(try QIPlayerSummary.numberOfSelectedColumns(db) == 4)
+            #expect(try QIPlayerSummary.order(Column("id")).fetchAll(db).map(\.name) == ["Arthur", "Barbara", "Craig", "Diane"])
+            try expectSQL(db, QICitizenshipWithRowID.all(), "SELECT *, \"rowid\" FROM \"citizenship\"")
+            #expect(try QICitizenshipWithRowID.numberOfSelectedColumns(db) == 3)
+            #expect(try QICitizenshipWithRowID.filter(Column("countryCode") == "US").fetchOne(db)?.rowid == 2)
+            // A missing table is SQLite's error.
+            expectDatabaseError(.SQLITE_ERROR) { _ = try Table("nowhere").select(.allColumns(excluding: ["a"])).fetchAll(db) }
+        }
+    }
+
     @Test func filtering() throws {
         try withDatabase { (db: Database) throws in
             try expectSQL(db, QIPlayer.filter(Column("score") > 100), "SELECT * FROM \"player\" WHERE \"score\" > ?")
@@ -105,8 +142,15 @@ struct QueryInterfaceRequestTests {
             try expectSQL(db, QIPlayer.filter(Column("team") != nil && Column("score") > 100), "SELECT * FROM \"player\" WHERE (\"team\" IS NOT NULL) AND (\"score\" > ?)")
             try expectSQL(db, QIPlayer.filter(Column("team") == nil).filter(Column("score") >= 50), "SELECT * FROM \"player\" WHERE (\"team\" IS NULL) AND (\"score\" >= ?)")
             try expectSQL(db, QIPlayer.filter(sql: "score > ?", arguments: [10]).filter(literal: "bonus < \(5)"), "SELECT * FROM \"player\" WHERE (score > ?) AND (bonus < ?)")
-            try expectSQL(db, QIPlayer.none(), "SELECT * FROM \"player\" WHERE 0")
+            // GRDB's none(): a false argument.
+            try expectSQL(db, QIPlayer.none(), "SELECT * FROM \"player\" WHERE ?")
+            #expect(try argumentsOf(db, QIPlayer.none()) == [false])
+            try expectSQL(db, QIPlayer.filter(Column("score") > 1).none(), "SELECT * FROM \"player\" WHERE (\"score\" > ?) AND ?")
             #expect(try QIPlayer.none().fetchAll(db).isEmpty)
+            #expect(try QIPlayer.all().none().fetchCount(db) == 0)
+            // Unary minus is parenthesized as an operand.
+            try expectSQL(db, QIPlayer.filter(-Column("score") < -100), "SELECT * FROM \"player\" WHERE (-\"score\") < ?")
+            #expect(try QIPlayer.filter(-Column("score") < -100).order(Column("id")).fetchAll(db).map(\.name) == ["Barbara", "Craig"])
             #expect(try QIPlayer.filter(Column("team") == "red").order(Column("id")).fetchAll(db).map(\.name) == ["Arthur", "Craig"])
             #expect(try QIPlayer.filter(Column("team") == nil).fetchAll(db).map(\.name) == ["Diane"])
             // NULL semantics: `= NULL` would match nothing; the query interface writes IS NULL.
@@ -150,6 +194,12 @@ struct QueryInterfaceRequestTests {
             _ = try QIPlayer.filter(sql: "id = 1").fetchOne(db)
             _ = try QIPlayer.limit(2, offset: 1).fetchOne(db)
             _ = try QIPlayer.select(Column("name"), as: String.self).fetchOne(db)
+            // Aggregates alone give one row: no LIMIT. Grouped aggregates give many.
+            _ = try QIPlayer.select(max(Column("score")), as: Int.self).fetchOne(db)
+            _ = try QIPlayer.select(count(AllColumns()), max(Column("score")) + 1).asRequest(of: Row.self).fetchOne(db)
+            _ = try QIPlayer.select(max(Column("score")), as: Int.self).group(Column("team")).fetchOne(db)
+            _ = try QIPlayer.select(max(Column("score")), Column("name")).asRequest(of: Row.self).fetchOne(db)
+            _ = try QIPlayer.limit(3, offset: 1).fetchOne(db)
             #expect(recorder.dataSQL == [
                 "SELECT * FROM \"player\" LIMIT 1",
                 "SELECT * FROM \"player\" WHERE \"score\" > ? LIMIT 1",
@@ -160,8 +210,13 @@ struct QueryInterfaceRequestTests {
                 "SELECT * FROM \"citizenship\" WHERE \"citizenId\" = ? LIMIT 1",
                 "SELECT * FROM \"citizenship\" WHERE (\"citizenId\" = ?) AND (\"countryCode\" = ?)",
                 "SELECT * FROM \"player\" WHERE id = 1 LIMIT 1",
-                "SELECT * FROM \"player\" LIMIT 1 OFFSET 1",
+                "SELECT * FROM \"player\" LIMIT 2 OFFSET 1",
                 "SELECT \"name\" FROM \"player\" LIMIT 1",
+                "SELECT MAX(\"score\") FROM \"player\"",
+                "SELECT COUNT(*), MAX(\"score\") + ? FROM \"player\"",
+                "SELECT MAX(\"score\") FROM \"player\" GROUP BY \"team\" LIMIT 1",
+                "SELECT MAX(\"score\"), \"name\" FROM \"player\" LIMIT 1",
+                "SELECT * FROM \"player\" LIMIT 3 OFFSET 1",
             ])
         }
     }

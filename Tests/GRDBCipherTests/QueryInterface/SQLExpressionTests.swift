@@ -79,6 +79,9 @@ struct SQLExpressionTests {
             try expectSQL(db, a / 2, "\"a\" / ?", [2])
             try expectSQL(db, -a, "-\"a\"")
             try expectSQL(db, -(a + 1), "-(\"a\" + ?)", [1])
+            try expectSQL(db, -a < 3, "(-\"a\") < ?", [3])
+            try expectSQL(db, -a * 2, "(-\"a\") * ?", [2])
+            try expectSQL(db, ~a & 1, "(~\"a\") & ?", [1])
             try expectSQL(db, a & 2, "\"a\" & ?", [2])
             try expectSQL(db, a | b, "\"a\" | \"b\"")
             try expectSQL(db, a << 1, "\"a\" << ?", [1])
@@ -199,7 +202,7 @@ struct SQLExpressionTests {
             // Column aliases: detached columns are never qualified.
             let ordered = Table("t").aliased(TableAlias(name: "x")).select((Column("a") + 1).forKey("next")).order(Column("next").detached.desc)
             #expect(try ordered.makePreparedRequest(db).statement.sql
-                == "SELECT (\"x\".\"a\" + ?) AS \"next\" FROM \"t\" \"x\" ORDER BY \"next\" DESC")
+                == "SELECT \"x\".\"a\" + ? AS \"next\" FROM \"t\" \"x\" ORDER BY \"next\" DESC")
             #expect(try Int.fetchAll(db, ordered) == [4, 3, 2])
         }
     }

@@ -228,6 +228,43 @@ struct PersistableRecordTests {
         ])
     }
 
+    /// A plain class adopting PersistableRecord: a copy of the record is the same object.
+    final class PlayerObject: Codable, FetchableRecord, PersistableRecord {
+        static let databaseTableName = "player"
+        var id: Int64?
+        var name: String
+        var email: String?
+        var score: Int
+    }
+
+    @Test func updateChangesSeesTheChangesOfClasses() throws {
+        let test = try TestDatabase()
+        let recorder = SQLRecorder()
+        try test.dbQueue.write { db in
+            try makePlayers(db)
+            var object = try #require(try PlayerObject.fetchOne(db, key: 2))
+            let record = try #require(try RecordPlayer.fetchOne(db, key: 3))
+            var recordVariable = record
+            recorder.record(db)
+            #expect(try object.updateChanges(db) { $0.name = "Bea" })
+            #expect(try !object.updateChanges(db) { $0.name = "Bea" })
+            #expect(try recordVariable.updateChanges(db) { $0.score = 333 })
+            #expect(try object.databaseChanges { $0.score = 7 } == ["score": 200.databaseValue])
+            #expect(try object.databaseChanges { _ in } == [:])
+            #expect(try Row.fetchAll(db, sql: "SELECT name, score FROM player WHERE id IN (2, 3) ORDER BY id")
+                == [["name": "Bea", "score": 200], ["name": "Craig", "score": 333]])
+            // A failing modify changes nothing in the database.
+            #expect(throws: ValidationError.self) {
+                try object.updateChanges(db) { $0.name = "Lost"; throw ValidationError() }
+            }
+        }
+        #expect(recorder.dataSQL == [
+            "UPDATE \"player\" SET \"name\"=? WHERE \"id\"=?",
+            "UPDATE \"player\" SET \"score\"=? WHERE \"id\"=?",
+            "SELECT name, score FROM player WHERE id IN (2, 3) ORDER BY id",
+        ])
+    }
+
     @Test func saveInsertsOrUpdates() throws {
         let test = try TestDatabase()
         let recorder = SQLRecorder()
@@ -255,6 +292,63 @@ struct PersistableRecordTests {
         ])
     }
 
+    @Test func saveAndUpsertRunNoQueryAfterTheirStatement() throws {
+        let test = try TestDatabase()
+        let recorder = SQLRecorder()
+        try test.dbQueue.write { db in
+            try db.execute(sql: citizenshipSchema)
+            try Country(code: "FR", name: "France").insert(db)
+            recorder.record(db)
+            // A text primary key: the update does not look for the rowid of the row.
+            try Country(code: "FR", name: "République française").save(db)
+            try Country(code: "DE", name: "Germany").save(db)
+            try Country(code: "DE", name: "Deutschland").upsert(db)
+            try Citizenship(citizenId: 1, countryCode: "FR", since: 1990).save(db)
+            #expect(try Country.fetchAll(db, sql: "SELECT * FROM country ORDER BY code").map(\.name) == ["Deutschland", "République française"])
+        }
+        #expect(recorder.dataSQL == [
+            "UPDATE \"country\" SET \"name\"=? WHERE \"code\"=?",
+            "UPDATE \"country\" SET \"name\"=? WHERE \"code\"=?",
+            "INSERT INTO \"country\" (\"code\", \"name\") VALUES (?,?)",
+            "INSERT INTO \"country\" (\"code\", \"name\") VALUES (?,?) ON CONFLICT DO UPDATE SET \"name\" = \"excluded\".\"name\" RETURNING *, \"rowid\"",
+            "UPDATE \"citizenship\" SET \"since\"=? WHERE \"citizenId\"=? AND \"countryCode\"=?",
+            "INSERT INTO \"citizenship\" (\"citizenId\", \"countryCode\", \"since\") VALUES (?,?,?)",
+            "SELECT * FROM country ORDER BY code",
+        ])
+    }
+
+    /// Coding keys that differ from the table's columns by case.
+    struct ShoutingPlayer: Encodable, PersistableRecord {
+        static let databaseTableName = "player"
+        var id: Int64
+        var NAME: String
+        var Score: Int
+    }
+
+    @Test func updateUsesTheTableSpellingOfColumns() throws {
+        let test = try TestDatabase()
+        let recorder = SQLRecorder()
+        try test.dbQueue.write { db in
+            try makePlayers(db)
+            recorder.record(db)
+            try ShoutingPlayer(id: 1, NAME: "Zed", Score: 5).update(db)
+            try ShoutingPlayer(id: 2, NAME: "Yan", Score: 6).update(db, columns: ["SCORE"])
+            #expect(try Row.fetchAll(db, sql: "SELECT name, score FROM player WHERE id IN (1, 2) ORDER BY id")
+                == [["name": "Zed", "score": 5], ["name": "Barbara", "score": 6]])
+            // An unknown column is SQLite's error.
+            struct Ghost: Encodable, PersistableRecord {
+                static let databaseTableName = "player"
+                var id: Int64
+                var nickname: String
+            }
+            expectDatabaseError(.SQLITE_ERROR) { try Ghost(id: 1, nickname: "Z").update(db) }
+        }
+        #expect(recorder.dataSQL.prefix(2) == [
+            "UPDATE \"player\" SET \"name\"=?, \"score\"=? WHERE \"id\"=?",
+            "UPDATE \"player\" SET \"score\"=? WHERE \"id\"=?",
+        ])
+    }
+
     @Test func deleteAndExists() throws {
         let test = try TestDatabase()
         let recorder = SQLRecorder()
@@ -269,10 +363,10 @@ struct PersistableRecordTests {
             #expect(try !Player(id: nil, name: "X", score: 0).delete(db))
         }
         #expect(recorder.dataSQL == [
-            "SELECT EXISTS (SELECT * FROM \"player\" WHERE \"id\" = ?)",
+            "SELECT EXISTS (SELECT 1 FROM \"player\" WHERE \"id\"=?)",
             "DELETE FROM \"player\" WHERE \"id\"=?",
             "DELETE FROM \"player\" WHERE \"id\"=?",
-            "SELECT EXISTS (SELECT * FROM \"player\" WHERE \"id\" = ?)",
+            "SELECT EXISTS (SELECT 1 FROM \"player\" WHERE \"id\"=?)",
         ])
     }
 
@@ -327,8 +421,8 @@ struct PersistableRecordTests {
             #expect(try Player.fetchCount(db) == 4)
         }
         #expect(recorder.dataSQL.prefix(2) == [
-            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET \"name\" = \"excluded\".\"name\", \"email\" = \"excluded\".\"email\", \"score\" = \"excluded\".\"score\" RETURNING \"rowid\"",
-            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET \"name\" = \"excluded\".\"name\", \"email\" = \"excluded\".\"email\", \"score\" = \"excluded\".\"score\" RETURNING \"rowid\"",
+            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET \"name\" = \"excluded\".\"name\", \"email\" = \"excluded\".\"email\", \"score\" = \"excluded\".\"score\" RETURNING *, \"rowid\"",
+            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET \"name\" = \"excluded\".\"name\", \"email\" = \"excluded\".\"email\", \"score\" = \"excluded\".\"score\" RETURNING *, \"rowid\"",
         ])
         #expect(recorder.dataSQL[2].hasSuffix("RETURNING *"))
     }
@@ -354,11 +448,11 @@ struct PersistableRecordTests {
             player.score = 1
             let updated = try player.updateAndFetch(db)
             #expect(updated.score == 1)
-            var ghost = Player(id: 9, name: "Ghost", score: 9)
+            let ghost = Player(id: 9, name: "Ghost", score: 9)
             let saved = try ghost.saveAndFetch(db)
             #expect(saved.id == 9)
             // An ignored conflict inserts nothing: recordNotFound.
-            var duplicate = Player(id: 1, name: "Dup", score: 0)
+            let duplicate = Player(id: 1, name: "Dup", score: 0)
             #expect(throws: RecordError.self) { _ = try duplicate.insertAndFetch(db, onConflict: .ignore) }
             #expect(throws: RecordError.self) { _ = try Player(id: 42, name: "X", score: 0).updateAndFetch(db) }
         }
@@ -366,6 +460,79 @@ struct PersistableRecordTests {
             "INSERT INTO \"player\" (\"name\") VALUES (?) RETURNING *",
             "INSERT INTO \"player\" (\"name\") VALUES (?) RETURNING \"score\"",
             "UPDATE \"player\" SET \"name\"=?, \"email\"=?, \"score\"=? WHERE \"id\"=? RETURNING *",
+        ])
+    }
+
+    @Test func andFetchMethodsHaveGRDBMutability() throws {
+        let test = try TestDatabase()
+        let recorder = SQLRecorder()
+        try test.dbQueue.write { db in
+            try makePlayers(db)
+            recorder.record(db)
+            // Non-mutating in GRDB: callable on constants; the constant keeps its nil id.
+            let newcomer = Player(id: nil, name: "Dan", score: 40)
+            let inserted = try newcomer.insertAndFetch(db)
+            #expect(inserted.id == 4)
+            #expect(newcomer.id == nil)
+            let changed = Player(id: 4, name: "Daniel", score: 41)
+            let saved = try changed.saveAndFetch(db)
+            #expect(saved.name == "Daniel")
+            // Ignored conflict: nothing inserted, recordNotFound.
+            let duplicate = Player(id: 1, name: "Dup", score: 0)
+            #expect(throws: RecordError.self) { _ = try duplicate.insertAndFetch(db, onConflict: .ignore) }
+
+            var player = try Player.find(db, key: 2)
+            let score = try player.updateAndFetch(db, columns: ["score"], selection: [Column("score")]) { try Int.fetchOne($0) }
+            #expect(score == 200)
+            let name = try player.updateAndFetch(db, columns: [Player.Columns.name], selection: [Column("name")]) { try String.fetchOne($0) }
+            #expect(name == "Barbara")
+            #expect(try player.updateChangesAndFetch(db) { $0.score = 200 } == nil)
+            let updated = try player.updateChangesAndFetch(db) { $0.score = 210 }
+            #expect(updated?.score == 210)
+            let asRow = try player.updateChangesAndFetch(db, as: Player.self) { $0.name = "Bee" }
+            #expect(asRow?.name == "Bee")
+            let fetchedName = try player.updateChangesAndFetch(db, selection: [Column("name")], fetch: { try String.fetchOne($0) }) { $0.name = "Bea" }
+            #expect(fetchedName == "Bea")
+            var fresh = Player(id: nil, name: "Eve", score: 9)
+            let freshScore = try fresh.saveAndFetch(db, selection: [Column("score")]) { try Int.fetchOne($0) }
+            #expect(freshScore == 9)
+            // An update of a missing row, with a custom fetch: recordNotFound.
+            let ghost = Player(id: 99, name: "Ghost", score: 1)
+            #expect(throws: RecordError.self) {
+                _ = try ghost.updateAndFetch(db, columns: ["score"], selection: [Column("score")]) { try Int.fetchOne($0) }
+            }
+        }
+        #expect(recorder.dataSQL.prefix(9) == [
+            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) RETURNING *",
+            "UPDATE \"player\" SET \"name\"=?, \"email\"=?, \"score\"=? WHERE \"id\"=? RETURNING *",
+            "INSERT OR IGNORE INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) RETURNING *",
+            "SELECT * FROM \"player\" WHERE \"id\" = ?",
+            "UPDATE \"player\" SET \"score\"=? WHERE \"id\"=? RETURNING \"score\"",
+            "UPDATE \"player\" SET \"name\"=? WHERE \"id\"=? RETURNING \"name\"",
+            "UPDATE \"player\" SET \"score\"=? WHERE \"id\"=? RETURNING *",
+            "UPDATE \"player\" SET \"name\"=? WHERE \"id\"=? RETURNING *",
+            "UPDATE \"player\" SET \"name\"=? WHERE \"id\"=? RETURNING \"name\"",
+        ])
+    }
+
+    @Test func upsertStrategies() throws {
+        let test = try TestDatabase()
+        let recorder = SQLRecorder()
+        try test.dbQueue.write { db in
+            try makePlayers(db)
+            recorder.record(db)
+            var player = Player(id: 1, name: "Not Arthur", email: "x@example.com", score: 1)
+            let upserted = try player.upsertAndFetch(db, updating: .noColumnUnlessSpecified) { _ in [Column("score") += 1] }
+            #expect(upserted.name == "Arthur")
+            #expect(upserted.email == "arthur@example.com")
+            #expect(upserted.score == 101)
+            let untouched = try player.upsertAndFetch(db, updating: .noColumnUnlessSpecified)
+            #expect(untouched.name == "Arthur")
+            #expect(UpsertUpdateStrategy(rawValue: 1) == .noColumnUnlessSpecified)
+        }
+        #expect(recorder.dataSQL.prefix(2) == [
+            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET \"score\" = \"score\" + ? RETURNING *",
+            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET \"id\" = \"id\" RETURNING *",
         ])
     }
 

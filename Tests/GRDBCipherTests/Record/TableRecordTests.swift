@@ -8,6 +8,9 @@ struct TableRecordTests {
     struct URL: TableRecord {}
     struct Box<T>: TableRecord {}
     struct CustomName: TableRecord { static let databaseTableName = "custom" }
+    struct iPhone: TableRecord {}
+    struct PostalAddress: TableRecord {}
+    struct TOEFL: TableRecord {}
 
     @Test func defaultTableNames() {
         #expect(Player.databaseTableName == "player")
@@ -17,6 +20,97 @@ struct TableRecordTests {
         #expect(CustomName.databaseTableName == "custom")
         #expect(defaultDatabaseTableName("ABTest") == "abTest")
         #expect(defaultDatabaseTableName("player") == "player")
+        // GRDB's rule: the first word is lowercased, also after leading lowercase letters.
+        #expect(iPhone.databaseTableName == "iphone")
+        #expect(PostalAddress.databaseTableName == "postalAddress")
+        #expect(TOEFL.databaseTableName == "toefl")
+        #expect(defaultDatabaseTableName("Place") == "place")
+        #expect(defaultDatabaseTableName("iOSDevice") == "iosDevice")
+        #expect(defaultDatabaseTableName("") == "")
+    }
+
+    /// A unique index whose columns are not in alphabetical order.
+    struct Seat: Codable, FetchableRecord, PersistableRecord {
+        var id: Int64
+        var zone: String
+        var area: Int
+    }
+
+    @Test func keyDictionariesFilterInTheOrderOfTheUniqueKey() throws {
+        let test = try TestDatabase()
+        let recorder = SQLRecorder()
+        try test.dbQueue.write { db in
+            try db.execute(sql: """
+                CREATE TABLE seat (id INTEGER PRIMARY KEY, zone TEXT NOT NULL, area INTEGER NOT NULL);
+                CREATE UNIQUE INDEX seat_place ON seat(zone, area);
+                INSERT INTO seat VALUES (1, 'north', 2), (2, 'south', 2);
+                """)
+            recorder.record(db)
+            #expect(try Seat.fetchOne(db, key: ["area": 2, "zone": "south"])?.id == 2)
+            #expect(try Seat.fetchAll(db, keys: [["AREA": 2, "zone": "north"], ["area": 9, "zone": "east"]]).map(\.id) == [1])
+            #expect(try Seat.exists(db, key: ["zone": "north", "area": 2]))
+            // Not a unique key: still an error.
+            expectDatabaseError(.SQLITE_MISUSE) { _ = try Seat.fetchOne(db, key: ["area": 2]) }
+        }
+        #expect(recorder.dataSQL.prefix(3) == [
+            "SELECT * FROM \"seat\" WHERE (\"zone\" = ?) AND (\"area\" = ?)",
+            "SELECT * FROM \"seat\" WHERE ((\"zone\" = ?) AND (\"AREA\" = ?)) OR ((\"zone\" = ?) AND (\"area\" = ?))",
+            "SELECT EXISTS (SELECT * FROM \"seat\" WHERE (\"zone\" = ?) AND (\"area\" = ?))",
+        ])
+    }
+
+    /// An encodable record that is not a TableRecord, with a UUID strategy.
+    struct Token: Codable, FetchableRecord, EncodableRecord, Identifiable {
+        var id: UUID
+        var label: String
+        static func databaseUUIDEncodingStrategy(for column: String) -> DatabaseUUIDEncodingStrategy { .uppercaseString }
+    }
+
+    @Test func keyFiltersOfTablesUseTheEncodingStrategiesOfTheirRecords() throws {
+        let test = try TestDatabase()
+        let first = UUID(), second = UUID()
+        try test.dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE token (id TEXT PRIMARY KEY, label TEXT NOT NULL)")
+            try db.execute(sql: "INSERT INTO token VALUES (?, 'a'), (?, 'b')", arguments: [first.uuidString, second.uuidString])
+            let tokens = Table<Token>("token")
+            #expect(try tokens.filter(key: first).fetchOne(db)?.label == "a")
+            #expect(try tokens.filter(keys: [first, second]).fetchAll(db).map(\.label).sorted() == ["a", "b"])
+            #expect(try tokens.filter(key: ["id": second]).fetchOne(db)?.label == "b")
+            #expect(try tokens.all().filter(key: second).fetchCount(db) == 1)
+            // Rows are not records: no strategy, the UUID is a blob and matches nothing.
+            #expect(try Table("token").filter(key: first).fetchCount(db) == 0)
+            // The id methods of tables use the strategies too.
+            #expect(try tokens.filter(id: second).fetchOne(db)?.label == "b")
+            #expect(try tokens.filter(ids: [first, second]).fetchCount(db) == 2)
+            #expect(try tokens.exists(db, id: first))
+            #expect(try tokens.deleteOne(db, id: first))
+            #expect(try !tokens.exists(db, id: first))
+            #expect(try tokens.deleteAll(db, ids: [first, second]) == 1)
+            #expect(try tokens.deleteAll(db, ids: [UUID]()) == 0)
+        }
+    }
+
+    @Test func tablesDeleteAndFindByKeyDictionaries() throws {
+        let test = try TestDatabase()
+        let recorder = SQLRecorder()
+        try test.dbQueue.write { db in
+            try makePlayers(db)
+            recorder.record(db)
+            let players = Table("player")
+            #expect(try players.exists(db, key: ["email": "barbara@example.com"]))
+            #expect(try !players.exists(db, key: ["email": "nobody@example.com"]))
+            #expect(try players.deleteOne(db, key: ["email": "barbara@example.com"]))
+            #expect(try !players.deleteOne(db, key: ["email": "barbara@example.com"]))
+            #expect(try players.deleteAll(db, keys: [["id": 1], ["id": 3]]) == 2)
+            #expect(try players.deleteAll(db, keys: [[String: (any DatabaseValueConvertible)?]]()) == 0)
+            // Not a unique key.
+            expectDatabaseError(.SQLITE_MISUSE) { _ = try players.deleteOne(db, key: ["name": "Arthur"]) }
+        }
+        #expect(recorder.dataSQL.prefix(3) == [
+            "SELECT EXISTS (SELECT * FROM \"player\" WHERE \"email\" = ?)",
+            "SELECT EXISTS (SELECT * FROM \"player\" WHERE \"email\" = ?)",
+            "DELETE FROM \"player\" WHERE \"email\" = ?",
+        ])
     }
 
     @Test func countExistsAndSQL() throws {

@@ -1,0 +1,397 @@
+import Foundation
+import Testing
+@testable import GRDBCipher
+
+// Codable records: the coders GRDB gives to nested values (coding paths, single-value
+// containers at the record's root, strategies, user info).
+
+@Suite("Codable records")
+struct CodableRecordTests {
+    // MARK: Coding paths (REC-1)
+
+    /// A value stored in one column as text; remembers the coding path it was decoded with.
+    struct Flavor: Codable {
+        var name: String
+        var decodedPath: [String] = []
+
+        init(name: String) { self.name = name }
+
+        init(from decoder: any Decoder) throws {
+            name = try decoder.singleValueContainer().decode(String.self)
+            decodedPath = decoder.codingPath.map(\.stringValue)
+        }
+
+        /// Stores the path next to the name, so that the test sees it in the column.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(encoder.codingPath.map(\.stringValue).joined(separator: ".") + ":" + name)
+        }
+    }
+
+    /// A value stored as JSON; remembers the coding path it was decoded with.
+    struct Recipe: Codable {
+        var steps: Int
+        var decodedPath: [String] = []
+
+        enum CodingKeys: String, CodingKey { case steps, path }
+
+        init(steps: Int) { self.steps = steps }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            steps = try container.decode(Int.self, forKey: .steps)
+            decodedPath = decoder.codingPath.map(\.stringValue)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(steps, forKey: .steps)
+            try container.encode(encoder.codingPath.map(\.stringValue), forKey: .path)
+        }
+    }
+
+    /// A value decoded from a scope with a keyed container (not a FetchableRecord).
+    struct Bakery: Decodable {
+        var city: String
+        var decodedPath: [String]
+
+        enum CodingKeys: String, CodingKey { case city }
+
+        init(from decoder: any Decoder) throws {
+            city = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .city)
+            decodedPath = decoder.codingPath.map(\.stringValue)
+        }
+    }
+
+    struct Cake: Codable, FetchableRecord, PersistableRecord {
+        var flavor: Flavor
+        var recipe: Recipe
+    }
+
+    struct CakeWithBakery: Decodable, FetchableRecord {
+        var flavor: Flavor
+        var bakery: Bakery
+    }
+
+    @Test func nestedDecodersHaveTheKeyInTheirCodingPath() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.read { db in
+            let cake = try #require(try Cake.fetchOne(db, sql: #"SELECT 'lemon' AS flavor, '{"steps":3}' AS recipe"#))
+            #expect(cake.flavor.name == "lemon")
+            #expect(cake.flavor.decodedPath == ["flavor"])
+            // JSON goes through a JSONDecoder: a new path.
+            #expect(cake.recipe.steps == 3)
+            #expect(cake.recipe.decodedPath == [])
+
+            // A scope decodes with the scope's key.
+            let adapter = ScopeAdapter(["bakery": SuffixRowAdapter(fromIndex: 1)])
+            let sql = "SELECT 'plum' AS flavor, 'Lyon' AS city"
+            let withBakery = try #require(try CakeWithBakery.fetchOne(db, sql: sql, adapter: adapter))
+            #expect(withBakery.bakery.city == "Lyon")
+            #expect(withBakery.bakery.decodedPath == ["bakery"])
+            #expect(withBakery.flavor.decodedPath == ["flavor"])
+        }
+    }
+
+    @Test func nestedEncodersHaveTheKeyInTheirCodingPath() throws {
+        let container = try PersistenceContainer(Cake(flavor: Flavor(name: "mint"), recipe: Recipe(steps: 2)))
+        #expect(container["flavor"] as? String == "flavor:mint")
+        // JSON goes through a JSONEncoder: a new path.
+        #expect(container["recipe"] as? String == #"{"path":[],"steps":2}"#)
+    }
+
+    // MARK: Single-value container at the root (REC-2)
+
+    struct Model: Codable, Equatable {
+        var name: String
+        var score: Int
+    }
+
+    /// A record that wraps a model: the model's columns are the record's.
+    struct Wrapper: Codable, FetchableRecord, PersistableRecord {
+        static let databaseTableName = "item"
+        var model: Model
+        var extra: String
+
+        enum CodingKeys: String, CodingKey { case extra }
+
+        init(model: Model, extra: String) {
+            self.model = model
+            self.extra = extra
+        }
+
+        init(from decoder: any Decoder) throws {
+            let keyed = try decoder.container(keyedBy: CodingKeys.self)
+            extra = try keyed.decode(String.self, forKey: .extra)
+            model = try decoder.singleValueContainer().decode(Model.self)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var single = encoder.singleValueContainer()
+            try single.encode(model)
+            var keyed = encoder.container(keyedBy: CodingKeys.self)
+            try keyed.encode(extra, forKey: .extra)
+        }
+    }
+
+    /// A model that is a record itself: its `init(row:)` and `encode(to:)` are the ones used.
+    struct RecordModel: Codable, FetchableRecord, EncodableRecord, Equatable {
+        var name: String
+        var viaRecordMethods = false
+
+        init(name: String) { self.name = name }
+
+        init(row: Row) {
+            name = row["name"]
+            viaRecordMethods = true
+        }
+
+        func encode(to container: inout PersistenceContainer) {
+            container["name"] = name.uppercased()
+            container["score"] = 0
+        }
+    }
+
+    struct RecordWrapper: Codable, FetchableRecord, PersistableRecord {
+        static let databaseTableName = "item"
+        var model: RecordModel
+        var extra: String
+
+        enum CodingKeys: String, CodingKey { case extra }
+
+        init(model: RecordModel, extra: String) {
+            self.model = model
+            self.extra = extra
+        }
+
+        init(from decoder: any Decoder) throws {
+            model = try decoder.singleValueContainer().decode(RecordModel.self)
+            extra = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .extra)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var keyed = encoder.container(keyedBy: CodingKeys.self)
+            try keyed.encode(extra, forKey: .extra)
+            var single = encoder.singleValueContainer()
+            try single.encode(model)
+        }
+    }
+
+    static let itemSchema = "CREATE TABLE item (name TEXT NOT NULL, score INTEGER NOT NULL, extra TEXT NOT NULL)"
+
+    @Test func rootSingleValueContainerFlattensAWrappedModel() throws {
+        let test = try TestDatabase()
+        let recorder = SQLRecorder()
+        try test.dbQueue.write { db in
+            try db.execute(sql: Self.itemSchema)
+            recorder.record(db)
+            try Wrapper(model: Model(name: "kite", score: 12), extra: "red").insert(db)
+            try RecordWrapper(model: RecordModel(name: "yoyo"), extra: "blue").insert(db)
+            let wrappers = try Wrapper.fetchAll(db, sql: "SELECT * FROM item ORDER BY rowid")
+            #expect(wrappers.map(\.model) == [Model(name: "kite", score: 12), Model(name: "YOYO", score: 0)])
+            #expect(wrappers.map(\.extra) == ["red", "blue"])
+            let recordWrapper = try #require(try RecordWrapper.fetchOne(db, sql: "SELECT * FROM item WHERE extra = 'red'"))
+            #expect(recordWrapper.model.name == "kite")
+            #expect(recordWrapper.model.viaRecordMethods)
+            #expect(recordWrapper.extra == "red")
+        }
+        #expect(recorder.dataSQL.prefix(2) == [
+            "INSERT INTO \"item\" (\"name\", \"score\", \"extra\") VALUES (?,?,?)",
+            "INSERT INTO \"item\" (\"extra\", \"name\", \"score\") VALUES (?,?,?)",
+        ])
+    }
+
+    /// Encodes its one value into the root single-value container.
+    struct SingleValueRecord<Value: Encodable>: Encodable, EncodableRecord {
+        var value: Value
+        func encode(to encoder: any Encoder) throws {
+            var single = encoder.singleValueContainer()
+            try single.encode(value)
+        }
+    }
+
+    /// Asks for an unkeyed container.
+    struct UnkeyedRecord: Encodable, EncodableRecord {
+        var encodesValue: Bool
+        func encode(to encoder: any Encoder) throws {
+            var unkeyed = encoder.unkeyedContainer()
+            if encodesValue { try unkeyed.encode(1) }
+        }
+    }
+
+    /// Decodes a plain value from the root single-value container.
+    struct SingleStringRecord: Decodable, FetchableRecord {
+        var value: String
+        init(from decoder: any Decoder) throws {
+            value = try decoder.singleValueContainer().decode(String.self)
+        }
+    }
+
+    @Test func misusedRootContainersThrow() throws {
+        // A single database value is not a set of columns.
+        #expect(throws: EncodingError.self) { _ = try PersistenceContainer(SingleValueRecord(value: 3)) }
+        #expect(throws: EncodingError.self) { _ = try PersistenceContainer(SingleValueRecord(value: Date())) }
+        #expect(throws: EncodingError.self) { _ = try PersistenceContainer(SingleValueRecord(value: nil as Int?)) }
+        // A row has no unkeyed form, whether something is encoded in it or not.
+        #expect(throws: EncodingError.self) { _ = try PersistenceContainer(UnkeyedRecord(encodesValue: true)) }
+        #expect(throws: EncodingError.self) { _ = try PersistenceContainer(UnkeyedRecord(encodesValue: false)) }
+
+        let test = try TestDatabase()
+        _ = try test.dbQueue.read { db in
+            #expect(throws: DecodingError.self) { _ = try SingleStringRecord.fetchOne(db, sql: "SELECT 'a' AS value") }
+        }
+    }
+
+    // MARK: Strategies for nested single values (REC-3)
+
+    /// A date wrapped in a single-value type.
+    struct Moment: Codable, Equatable {
+        var date: Date
+        init(date: Date) { self.date = date }
+        init(from decoder: any Decoder) throws {
+            date = try decoder.singleValueContainer().decode(Date.self)
+        }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(date)
+        }
+    }
+
+    /// Data wrapped in a single-value type.
+    struct Payload: Codable, Equatable {
+        var data: Data
+        init(data: Data) { self.data = data }
+        init(from decoder: any Decoder) throws {
+            data = try decoder.singleValueContainer().decode(Data.self)
+        }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(data)
+        }
+    }
+
+    struct Delivery: Codable, FetchableRecord, PersistableRecord {
+        var start: Moment
+        var end: Moment
+        var payload: Payload
+
+        static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy {
+            column == "start" ? .timeIntervalSince1970 : .deferredToDate
+        }
+
+        static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
+            column == "start" ? .timeIntervalSince1970 : .deferredToDate
+        }
+
+        static func databaseDataDecodingStrategy(for column: String) -> DatabaseDataDecodingStrategy {
+            .custom { dbValue in String.fromDatabaseValue(dbValue).map { Data(String($0.reversed()).utf8) } }
+        }
+
+        static func databaseDataEncodingStrategy(for column: String) -> DatabaseDataEncodingStrategy {
+            .text
+        }
+    }
+
+    @Test func strategiesApplyToNestedSingleValues() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.read { db in
+            let delivery = try #require(try Delivery.fetchOne(db, sql: "SELECT 86400 AS start, '1970-01-03 00:00:00' AS \"end\", 'cba' AS payload"))
+            #expect(delivery.start.date == Date(timeIntervalSince1970: 86400))
+            #expect(delivery.end.date == Date(timeIntervalSince1970: 2 * 86400))
+            #expect(delivery.payload.data == Data("abc".utf8))
+            // Text that is no date for the strategy of its column is an error.
+            #expect(throws: DecodingError.self) {
+                _ = try Delivery.fetchOne(db, sql: "SELECT 'soon' AS start, '1970-01-03 00:00:00' AS \"end\", 'x' AS payload")
+            }
+        }
+        let container = try PersistenceContainer(Delivery(
+            start: Moment(date: Date(timeIntervalSince1970: 60)),
+            end: Moment(date: Date(timeIntervalSince1970: 0)),
+            payload: Payload(data: Data("xyz".utf8))))
+        #expect(container["start"] as? Double == 60)
+        #expect(container["end"] as? String == "1970-01-01 00:00:00.000")
+        #expect(container["payload"] as? String == "xyz")
+    }
+
+    // MARK: FetchableRecordDecoder
+
+    /// A record whose init(row:) post-processes its Decodable decoding.
+    struct TrimmedName: Decodable, FetchableRecord {
+        var name: String
+        var when: Date
+
+        static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .timeIntervalSince1970 }
+
+        init(row: Row) throws {
+            self = try FetchableRecordDecoder().decode(TrimmedName.self, from: row)
+            name = name.trimmingCharacters(in: .whitespaces)
+        }
+    }
+
+    @Test func fetchableRecordDecoderUsesTheDecodableImplementation() throws {
+        let test = try TestDatabase()
+        _ = try test.dbQueue.read { db in
+            let record = try #require(try TrimmedName.fetchOne(db, sql: "SELECT '  Ada  ' AS name, 60 AS \"when\""))
+            #expect(record.name == "Ada")
+            #expect(record.when == Date(timeIntervalSince1970: 60))
+            let row = try #require(try Row.fetchOne(db, sql: "SELECT 'Bo' AS name, 0 AS \"when\""))
+            #expect(try FetchableRecordDecoder().decode(TrimmedName.self, from: row).name == "Bo")
+            // A missing column.
+            #expect(throws: RowDecodingError.self) { _ = try TrimmedName.fetchOne(db, sql: "SELECT 'Cy' AS name") }
+        }
+    }
+
+    // MARK: User info (REC-4)
+
+    /// A value the user info carries: not Sendable-checked, not a bit-castable size.
+    final class Unit: @unchecked Sendable {
+        let suffix: String
+        init(suffix: String) { self.suffix = suffix }
+    }
+
+    static let unitKey = CodingUserInfoKey(rawValue: "unit")!
+
+    /// Decodes and encodes as JSON, with the unit of the user info.
+    struct Measure: Codable {
+        var text: String
+
+        enum CodingKeys: String, CodingKey { case value }
+
+        init(text: String) { self.text = text }
+
+        init(from decoder: any Decoder) throws {
+            let unit = decoder.userInfo[CodableRecordTests.unitKey] as? Unit
+            let value = try decoder.container(keyedBy: CodingKeys.self).decode(Int.self, forKey: .value)
+            text = "\(value)\(unit?.suffix ?? "?")"
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            let unit = encoder.userInfo[CodableRecordTests.unitKey] as? Unit
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(Int(text.dropLast((unit?.suffix ?? "").count)), forKey: .value)
+        }
+    }
+
+    struct Parcel: Codable, FetchableRecord, PersistableRecord {
+        var weight: Measure
+        static var databaseDecodingUserInfo: [CodingUserInfoKey: Any] {
+            [CodableRecordTests.unitKey: Unit(suffix: "kg"), CodingUserInfoKey(rawValue: "tuple")!: (1, "two", 3.0)]
+        }
+        static var databaseEncodingUserInfo: [CodingUserInfoKey: Any] {
+            [CodableRecordTests.unitKey: Unit(suffix: "g"), CodingUserInfoKey(rawValue: "tuple")!: (1, "two", 3.0)]
+        }
+    }
+
+    @Test func userInfoReachesTheJSONCoders() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.read { db in
+            let parcel = try #require(try Parcel.fetchOne(db, sql: #"SELECT '{"value":12}' AS weight"#))
+            #expect(parcel.weight.text == "12kg")
+        }
+        let container = try PersistenceContainer(Parcel(weight: Measure(text: "250g")))
+        #expect(container["weight"] as? String == #"{"value":250}"#)
+        let tupleKey = try #require(CodingUserInfoKey(rawValue: "tuple"))
+        #expect(Parcel.databaseJSONDecoder(for: "weight").userInfo[tupleKey] != nil)
+        #expect(Parcel.databaseJSONEncoder(for: "weight").userInfo[tupleKey] != nil)
+    }
+}
