@@ -204,6 +204,10 @@ struct SQLExpressionTests {
             #expect(try ordered.makePreparedRequest(db).statement.sql
                 == "SELECT \"x\".\"a\" + ? AS \"next\" FROM \"t\" \"x\" ORDER BY \"next\" DESC")
             #expect(try Int.fetchAll(db, ordered) == [4, 3, 2])
+            // An aliased SQL literal is not parenthesized (LIT-4).
+            let aliasedLiteral = Table("t").select(SQL("a").forKey("theA")).order(Column("a"))
+            #expect(try aliasedLiteral.makePreparedRequest(db).statement.sql == "SELECT a AS \"theA\" FROM \"t\" ORDER BY \"a\"")
+            #expect(try Int.fetchAll(db, aliasedLiteral) == [1, 2, 3])
         }
     }
 }
