@@ -11,10 +11,9 @@ import Foundation
 //   as a String is its text. An integer that does not fit the requested width fails to decode
 //   (nil here, an error in throwing APIs). NULL is never converted.
 //
-// The fast conversions read a column through `sqlite3_column_value`: one call into SQLite per
-// value instead of one for the type and one for the content. The value is "unprotected" in
-// SQLite's terms, which only matters when several threads share a connection: GRDBCipher opens
-// its connections with SQLITE_OPEN_NOMUTEX and uses each on one queue at a time.
+// The fast conversions read a column with the `sqlite3_column_*` function of their type: one
+// call into SQLite per value; the type is asked only when the result may be a NULL (0, or a
+// NULL text pointer).
 
 extension Bool: DatabaseValueConvertible, StatementColumnConvertible {
     public var databaseValue: DatabaseValue { .init(storage: .int64(self ? 1 : 0)) }
@@ -63,11 +62,13 @@ extension DatabaseInteger {
 extension FixedWidthInteger {
     /// The non-NULL column at `index`, converted by SQLite as `sqlite3_column_int64` does (a
     /// REAL truncated, TEXT parsed), if the result fits.
+    ///
+    /// One call into SQLite for a value: NULL reads as 0, so the type is asked only then.
     @inlinable @inline(__always)
     init?(sqliteColumn sqliteStatement: SQLiteStatement, index: CInt) {
-        let value = sqlite3_column_value(sqliteStatement, index)
-        guard sqlite3_value_type(value) != SQLITE_NULL,
-              let integer = Self(exactly: sqlite3_value_int64(value)) else { return nil }
+        let int64 = sqlite3_column_int64(sqliteStatement, index)
+        if int64 == 0 && sqlite3_column_type(sqliteStatement, index) == SQLITE_NULL { return nil }
+        guard let integer = Self(exactly: int64) else { return nil }
         self = integer
     }
 }
@@ -128,9 +129,10 @@ extension Double: DatabaseValueConvertible, StatementColumnConvertible {
 
     @inlinable @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        let value = sqlite3_column_value(sqliteStatement, index)
-        guard sqlite3_value_type(value) != SQLITE_NULL else { return nil }
-        self = sqlite3_value_double(value)
+        // NULL reads as 0: the type is asked only then.
+        let double = sqlite3_column_double(sqliteStatement, index)
+        if double == 0 && sqlite3_column_type(sqliteStatement, index) == SQLITE_NULL { return nil }
+        self = double
     }
 }
 
@@ -162,9 +164,13 @@ extension String: DatabaseValueConvertible, StatementColumnConvertible {
 
     @inlinable @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        let value = sqlite3_column_value(sqliteStatement, index)
-        guard sqlite3_value_type(value) != SQLITE_NULL, let text = sqlite3_value_text(value) else { return nil }
-        self.init(sqliteText: text, count: sqlite3_value_bytes(value))
+        guard let text = sqlite3_column_text(sqliteStatement, index) else {
+            // A NULL pointer for NULL; for another value (an empty blob), the empty string.
+            guard sqlite3_column_type(sqliteStatement, index) != SQLITE_NULL else { return nil }
+            self = ""
+            return
+        }
+        self.init(sqliteText: text, count: sqlite3_column_bytes(sqliteStatement, index))
     }
 
     /// Text of a known length: embedded NUL characters are kept.

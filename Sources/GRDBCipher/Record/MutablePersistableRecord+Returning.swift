@@ -152,13 +152,7 @@ extension MutablePersistableRecord {
         _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil,
         selection: [any SQLSelectable], fetch: (Statement) throws -> T) throws -> T
     {
-        var result: T?
-        try updateWithCallbacks(db, columns: allUpdatedColumns()) {
-            let (success, fetched) = try updateReturning(db, onConflict: conflictResolution, columns: nil, selection: selection, fetch: fetch)
-            result = fetched
-            return success
-        }
-        return result!
+        try updateReturningWithCallbacks(db, onConflict: conflictResolution, columns: nil, selection: selection, fetch: fetch)
     }
 
     /// Updates the given columns and returns the selected columns of the updated row, read by
@@ -174,9 +168,17 @@ extension MutablePersistableRecord {
         _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil,
         columns: some Collection<String>, selection: [any SQLSelectable], fetch: (Statement) throws -> T) throws -> T
     {
-        let columns = Set(columns)
+        try updateReturningWithCallbacks(db, onConflict: conflictResolution, columns: Set(columns), selection: selection, fetch: fetch)
+    }
+
+    /// `UPDATE … RETURNING` of `columns` (all columns when nil), inside the save and update
+    /// callbacks, with `fetch`'s result.
+    private func updateReturningWithCallbacks<T>(
+        _ db: Database, onConflict conflictResolution: Database.ConflictResolution?, columns: Set<String>?,
+        selection: [any SQLSelectable], fetch: (Statement) throws -> T) throws -> T
+    {
         var result: T?
-        try updateWithCallbacks(db, columns: columns) {
+        try updateWithCallbacks(db, columns: columns ?? allUpdatedColumns()) {
             let (success, fetched) = try updateReturning(db, onConflict: conflictResolution, columns: columns, selection: selection, fetch: fetch)
             result = fetched
             return success
