@@ -41,7 +41,7 @@ extension Database {
     /// Drops every table, view, index and trigger of the main schema, and empties
     /// `sqlite_sequence`, inside the caller's transaction. Foreign keys are checked at commit,
     /// when the referencing tables are gone too.
-    private func removeAllSchemaObjects() throws {
+    func removeAllSchemaObjects() throws {
         try execute(sql: "PRAGMA defer_foreign_keys = ON")
         let objects = try Row.fetchAll(self, sql: """
             SELECT type, name, sql LIKE 'CREATE VIRTUAL TABLE%' AS isVirtual FROM main.sqlite_master
