@@ -184,4 +184,50 @@ struct GRDBCompatibilityTests {
         let names = try await dbQueue.read { db in try String.fetchAll(db, sql: "SELECT name FROM player") }
         #expect(names == ["Arthur"])
     }
+
+    @Test func migrationsProgram() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("compat-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let dbQueue = try openAppDatabase(at: directory.appendingPathComponent("app.sqlite").path)
+
+        var migrator = DatabaseMigrator()
+        #if DEBUG
+        migrator.eraseDatabaseOnSchemaChange = true
+        #endif
+        migrator.registerMigration("Create authors") { db in
+            try db.create(table: "author") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("creationDate", .datetime)
+                t.column("name", .text)
+            }
+        }
+        migrator.registerMigration("Add books and author.birthYear") { db in
+            try db.create(table: "book") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.belongsTo("author").notNull()
+                t.column("title", .text).notNull()
+            }
+            try db.alter(table: "author") { t in
+                t.add(column: "birthYear", .integer)
+            }
+        }
+        migrator.registerMigration("Fast migration", foreignKeyChecks: .immediate) { db in
+            try db.execute(sql: "CREATE INDEX book_title ON book(title)")
+        }
+        try migrator.migrate(dbQueue, upTo: "Create authors")
+        try migrator.migrate(dbQueue)
+        try dbQueue.read { (db: Database) throws in
+            #expect(try migrator.hasCompletedMigrations(db))
+            #expect(try migrator.hasBeenSuperseded(db) == false)
+            #expect(try migrator.appliedMigrations(db) == migrator.migrations)
+            #expect(try migrator.completedMigrations(db).count == 3)
+            #expect(try migrator.appliedIdentifiers(db).contains("Fast migration"))
+        }
+        migrator = migrator.disablingDeferredForeignKeyChecks()
+        migrator.registerMigration("Partially checked") { db in
+            try db.checkForeignKeys(in: "book")
+        }
+        try migrator.migrate(dbQueue)
+    }
 }
