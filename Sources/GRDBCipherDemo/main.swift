@@ -1,5 +1,6 @@
 // `make demo`: creates an encrypted database, writes and reads rows, and shows that the file is
-// useless without the passphrase.
+// useless without the passphrase; then moves a plaintext service database to encryption at
+// startup and migrates it.
 import Foundation
 import GRDBCipher
 
@@ -81,6 +82,39 @@ do {
         step("With a wrong passphrase: error \(error.resultCode.rawValue): \(error.message ?? "")")
     }
     if isPlaintext { exit(1) }
+
+    // A service that stored its data in plaintext until this release.
+    let servicePath = directory.appendingPathComponent("service.sqlite").path
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("createNote") { db in
+        try db.create(table: "note") { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("body", .text).notNull()
+        }
+    }
+    let plaintext = try DatabaseQueue(path: servicePath)
+    try migrator.migrate(plaintext)
+    try plaintext.write { db in try db.execute(sql: "INSERT INTO note (body) VALUES ('written before encryption')") }
+    try plaintext.close()
+    step("Service database, plaintext, migration \"createNote\" applied")
+
+    // The release: encrypt at startup (nothing happens once done), then migrate as usual.
+    let outcome = try SQLCipherFile.encryptInPlace(atPath: servicePath, key: .passphrase(passphrase))
+    step("encryptInPlace: \(outcome.rawValue)")
+    migrator.registerMigration("addPinned") { db in
+        try db.alter(table: "note") { t in t.add(column: "pinned", .boolean).notNull().defaults(to: false) }
+    }
+    let service = try DatabaseQueue(path: servicePath, configuration: config)
+    try migrator.migrate(service)
+    try service.read { db in
+        step("Migrations applied: \(try migrator.appliedMigrations(db).joined(separator: ", "))")
+        let columns = try db.columns(in: "note").map(\.name)
+        step("note(\(columns.joined(separator: ", "))): \(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM note") ?? 0) row")
+    }
+    try service.close()
+    let serviceHeader = try FileHandle(forReadingFrom: URL(fileURLWithPath: servicePath)).read(upToCount: 16) ?? Data()
+    if serviceHeader == Data("SQLite format 3\0".utf8) { exit(1) }
+    step("Second startup: encryptInPlace: \(try SQLCipherFile.encryptInPlace(atPath: servicePath, key: .passphrase(passphrase)).rawValue)")
     step("Done; the temporary folder is removed.")
 } catch {
     print("Demo failed: \(error)")
