@@ -226,6 +226,11 @@ public struct DatabaseMigrator: Sendable {
             }
         }
         try db.inTransaction(.immediate) {
+            // Another process may have applied it while this one waited for the write lock.
+            if try db.tableExists("grdb_migrations"),
+               try Bool.fetchOne(db, sql: "SELECT 1 FROM grdb_migrations WHERE identifier = ?", arguments: [migration.identifier]) == true {
+                return .commit
+            }
             try migration.migrate(db, applied.intersection(migration.mergedIdentifiers))
             try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES (?)", arguments: [migration.identifier])
             for merged in migration.mergedIdentifiers.sorted() where applied.contains(merged) {

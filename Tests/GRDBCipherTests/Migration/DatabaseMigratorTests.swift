@@ -303,4 +303,41 @@ struct DatabaseMigratorTests {
         more.registerMigration("more") { db in try db.execute(sql: "CREATE TABLE more(x)") }
         expectDatabaseError(.SQLITE_READONLY) { try more.migrate(readonly) }
     }
+
+    /// Migrates the file with a migration that takes a while, so that another process that
+    /// migrates at the same time waits for its write lock.
+    static func migrateSlowly(path: String) throws {
+        var config = Configuration()
+        config.busyMode = .timeout(20)
+        let dbQueue = try DatabaseQueue(path: path, configuration: TestDatabase.configure(config))
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("createRun") { db in
+            try db.execute(sql: "CREATE TABLE run(pid INTEGER)")
+            Thread.sleep(forTimeInterval: 0.4)
+            try db.execute(sql: "INSERT INTO run VALUES (?)", arguments: [Int(getpid())])
+        }
+        try migrator.migrate(dbQueue)
+    }
+
+    @Test func twoProcessesMigrateTheSameFile() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("shared.sqlite")
+        // The file exists before the race, so that both open the same database.
+        let setup = try DatabaseQueue(path: path, configuration: TestDatabase.configure(Configuration()))
+        try await setup.write { try $0.execute(sql: "PRAGMA user_version = 1") }
+        try setup.close()
+        async let first = #expect(processExitsWith: .success) { [path = path as String] in
+            try DatabaseMigratorTests.migrateSlowly(path: path)
+        }
+        async let second = #expect(processExitsWith: .success) { [path = path as String] in
+            try DatabaseMigratorTests.migrateSlowly(path: path)
+        }
+        _ = await (first, second)
+        let dbQueue = try DatabaseQueue(path: path, configuration: TestDatabase.configure(Configuration()))
+        try await dbQueue.read { (db: Database) throws in
+            // Applied once: one process did the work, the other found it done.
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM run") == 1)
+            #expect(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") == ["createRun"])
+        }
+    }
 }
