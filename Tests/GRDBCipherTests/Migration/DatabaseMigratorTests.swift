@@ -280,6 +280,30 @@ struct DatabaseMigratorTests {
         #expect(files.allSatisfy { $0.hasPrefix("db.sqlite") })
     }
 
+    @Test func eraseDatabaseOnSchemaChangeOnAPool() throws {
+        let pool = try TestPool()
+        var first = DatabaseMigrator()
+        first.registerMigration("v1") { db in try db.execute(sql: "CREATE TABLE tag(label TEXT)") }
+        try first.migrate(pool.dbPool)
+        try pool.dbPool.write { try $0.execute(sql: "INSERT INTO tag VALUES ('old')") }
+        var renamed = DatabaseMigrator()
+        renamed.eraseDatabaseOnSchemaChange = true
+        renamed.registerMigration("v1-renamed") { db in try db.execute(sql: "CREATE TABLE tag(label TEXT)") }
+        try pool.dbPool.read { (db: Database) throws in
+            #expect(try renamed.hasBeenSuperseded(db)) // "v1" is no longer registered
+        }
+        try renamed.migrate(pool.dbPool)
+        try pool.dbPool.read { (db: Database) throws in
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM tag") == 0)
+            #expect(try renamed.appliedIdentifiers(db) == ["v1-renamed"])
+        }
+        // Only the pool's own files, and the database keeps its encryption.
+        let header = try FileHandle(forReadingFrom: URL(fileURLWithPath: pool.path)).readData(ofLength: 16)
+        #expect((header == Data("SQLite format 3\0".utf8)) == !TestEnvironment.encrypted)
+        let files = try FileManager.default.contentsOfDirectory(atPath: pool.directory.url.path)
+        #expect(files.allSatisfy { $0.hasPrefix("pool.sqlite") })
+    }
+
     @Test func poolsAsyncAndReadOnly() async throws {
         let pool = try TestPool()
         let migrator = catalogueMigrator()
