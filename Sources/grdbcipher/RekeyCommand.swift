@@ -27,6 +27,8 @@ struct RekeyCommand: ParsableCommand {
         if keyOptions.file == "-" && newKeyOptions.file == "-" {
             throw CLIFailure.usage("only one key can come from standard input")
         }
+        try Paths.requireInput(file)
+        Paths.removeStaleTemporaries(besides: file)
         let database = try InputDatabase.resolve(path: file, keyOptions: keyOptions, cipherOptions: cipherOptions)
         guard let key = database.key else {
             throw CLIFailure(.failure, "\(file) is a plaintext database: use encrypt")
