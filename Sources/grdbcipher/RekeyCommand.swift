@@ -29,7 +29,7 @@ struct RekeyCommand: ParsableCommand {
         }
         try Paths.requireInput(file)
         Paths.removeStaleTemporaries(besides: file)
-        let database = try InputDatabase.resolve(path: file, keyOptions: keyOptions, cipherOptions: cipherOptions)
+        let database = try InputDatabase.resolve(path: file, keyOptions: keyOptions, cipherOptions: cipherOptions, rollsBackInterruptedTransaction: true)
         guard let key = database.key else {
             throw CLIFailure(.failure, "\(file) is a plaintext database: use encrypt")
         }

@@ -29,7 +29,7 @@ struct UpgradeCommand: ParsableCommand {
             try Paths.requireOutput(output, besides: file, force: force, hint: "leave --output out to upgrade in place")
         }
         Paths.removeStaleTemporaries(besides: output ?? file)
-        let database = try InputDatabase.resolve(path: file, keyOptions: keyOptions, cipherOptions: cipherOptions)
+        let database = try InputDatabase.resolve(path: file, keyOptions: keyOptions, cipherOptions: cipherOptions, rollsBackInterruptedTransaction: output == nil)
         guard let key = database.key else {
             throw CLIFailure(.failure, "\(file) is a plaintext database: use encrypt")
         }

@@ -42,7 +42,7 @@ final class TemporaryFile {
             let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             guard fd >= 0 else {
                 if errno == EEXIST { continue }
-                throw fileSystemError("cannot create", path)
+                throw fileSystemError("cannot create a file in", directory)
             }
             // Whatever the umask: the owner reads and writes it, nobody else.
             fchmod(fd, 0o600)
