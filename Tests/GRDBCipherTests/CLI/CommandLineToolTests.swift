@@ -312,8 +312,8 @@ struct CommandLineToolTests {
 
         // query is read-only.
         let write = try grdbcipher(["query", v4, "DELETE FROM item", "--passphrase-env", "DB_KEY"], in: directory, environment: environment)
-        #expect(write.status == 1)
-        #expect(write.stderr.contains("readonly"))
+        #expect(write.status == 2)
+        #expect(write.stderr.contains("read-only statements only"))
         let bad = try grdbcipher(["query", v4, "SELECT nope FROM item", "--passphrase-env", "DB_KEY"], in: directory, environment: environment)
         #expect(bad.status == 1)
         #expect(bad.stderr.contains("no such column: nope"))
