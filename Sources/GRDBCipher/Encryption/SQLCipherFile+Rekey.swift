@@ -8,8 +8,8 @@ extension SQLCipherFile {
     /// file, the file is exported beside itself with the new key, verified (integrity, the same
     /// tables and row counts, opening with the new key), and renamed over the original, whose
     /// mode, owner and group it keeps. A failure or a crash at any point leaves the original
-    /// file as it was. The WAL, if any, is
-    /// folded into the file first; no other connection may use the file meanwhile.
+    /// file as it was. The WAL, if any, is folded into the file first, and an interrupted
+    /// transaction (a hot journal) rolled back; no other connection may use the file meanwhile.
     ///
     /// `settings` describes a file that is not in a standard SQLCipher format (1 to 4); the
     /// standard formats are found without it.
@@ -24,6 +24,9 @@ extension SQLCipherFile {
         settings inputSettings: CipherSettings? = nil,
         progress: (@Sendable (DatabaseExportProgress) -> Void)? = nil) throws
     {
+        // An interrupted transaction would hide the file from the key: roll it back first, as
+        // the read-write connection below would.
+        try rollBackInterruptedTransaction(atPath: path)
         let info = try inspect(atPath: path, key: key, settings: inputSettings)
         try info.requireSQLCipherDatabase(for: "rekey")
         guard info.keyOpensFile == true, var settings = info.settings else {

@@ -51,6 +51,8 @@ extension SQLCipherFile {
         key: CipherKey,
         prepareLegacyConnection: (@Sendable (Database) throws -> Void)? = nil) throws -> SQLCipherUpgradeReport
     {
+        // An interrupted transaction would hide the file from the key: roll it back first.
+        try rollBackInterruptedTransaction(atPath: path)
         let info = try inspect(atPath: path, key: key)
         try info.requireSQLCipherDatabase(for: "upgrade")
         if info.sqlcipherFormat == 4 {

@@ -8,12 +8,12 @@ private let key = ["--passphrase-env", "DIAG_KEY"]
 
 /// Writes at `path` the state a program killed in the middle of a transaction leaves: the
 /// database with some pages of the transaction written, and its hot rollback journal. The
-/// committed content is 2000 rows whose `data` is `zeroblob(500)`.
-private func makeDatabaseWithHotJournal(_ path: String, encrypted: Bool) throws {
+/// committed content is 2000 rows of a table `t` whose `data` is `zeroblob(500)`.
+func makeDatabaseWithHotJournal(_ path: String, passphrase: String?) throws {
     let live = path + ".live"
     var configuration = Configuration()
-    if encrypted {
-        configuration.prepareDatabase { db in try db.usePassphrase(environment["DIAG_KEY"]!) }
+    if let passphrase {
+        configuration.prepareDatabase { db in try db.usePassphrase(passphrase) }
     }
     let dbQueue = try DatabaseQueue(path: live, configuration: configuration)
     try dbQueue.write { db in
@@ -48,7 +48,7 @@ struct CommandLineDiagnosisTests {
     func hotJournalIsReportedThenRolledBack(encrypted: Bool) throws {
         let directory = try TemporaryDirectory()
         let file = directory.path("crashed.db")
-        try makeDatabaseWithHotJournal(file, encrypted: encrypted)
+        try makeDatabaseWithHotJournal(file, passphrase: encrypted ? environment["DIAG_KEY"]! : nil)
         #expect(SQLCipherFile.hotJournalPath(ofDatabaseAt: file) == file + "-journal")
         let before = try Data(contentsOf: URL(fileURLWithPath: file))
         let keyOptions = encrypted ? key : []
