@@ -6,7 +6,7 @@ ifeq ($(CI),true)
 SWIFT_FLAGS += -Xswiftc -warnings-as-errors
 endif
 
-.PHONY: deps build test test-plain test-encrypted demo clean fixtures bench
+.PHONY: deps build test test-plain test-encrypted crash-trials crash-trials-short demo clean fixtures bench
 
 deps:
 	@./scripts/deps.sh
@@ -17,7 +17,7 @@ build: deps
 # The suite runs twice: on plaintext databases, then with every test database encrypted.
 test: deps
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
-	$(MAKE) --no-print-directory test-plain test-encrypted
+	$(MAKE) --no-print-directory test-plain test-encrypted crash-trials-short
 
 test-plain:
 	@echo "== tests on plaintext databases"
@@ -26,6 +26,17 @@ test-plain:
 test-encrypted:
 	@echo "== tests on encrypted databases (GRDBCIPHER_TEST_ENCRYPTION=1)"
 	GRDBCIPHER_TEST_ENCRYPTION=1 $(SWIFT) test --skip-build $(SWIFT_FLAGS)
+
+# Kills the writing commands at random points and checks that nothing is lost (scripts/crash-trials.sh,
+# docs/Reliability.md). `make test` runs the short version.
+GRDBCIPHER_BIN = $$($(SWIFT) build --show-bin-path $(SWIFT_FLAGS))/grdbcipher
+crash-trials: deps
+	$(SWIFT) build --product grdbcipher $(SWIFT_FLAGS)
+	GRDBCIPHER="$(GRDBCIPHER_BIN)" ./scripts/crash-trials.sh 100
+
+crash-trials-short:
+	@echo "== crash trials (short)"
+	GRDBCIPHER="$(GRDBCIPHER_BIN)" CRASH_TRIALS_MB=20 ./scripts/crash-trials.sh 10
 
 demo: deps
 	$(SWIFT) run $(SWIFT_FLAGS) GRDBCipherDemo

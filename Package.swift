@@ -32,6 +32,8 @@ let package = Package(
             name: "grdbcipher",
             dependencies: [
                 "GRDBCipher",
+                // query's read-only guard compiles the statement under sqlite3_set_authorizer.
+                "CSQLCipher",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .testTarget(

@@ -117,6 +117,14 @@ enum Paths {
         }
     }
 
+    /// Removes the temporary files a killed run of ours left beside `target` (a plaintext copy,
+    /// for a killed `decrypt`), and says so on standard error.
+    static func removeStaleTemporaries(besides target: String) {
+        for path in SQLCipherFile.removeStaleTemporaryFiles(besidePath: target) {
+            printNote("removed \(path), a temporary file left by an interrupted run")
+        }
+    }
+
     /// Whether two paths name the same file.
     private static func same(_ lhs: String, _ rhs: String) -> Bool {
         URL(fileURLWithPath: lhs).standardizedFileURL.resolvingSymlinksInPath().path

@@ -26,6 +26,7 @@ struct DecryptCommand: ParsableCommand {
         // Paths first, so that no key is asked for a command that cannot run.
         try Paths.requireInput(input)
         try Paths.requireOutput(output, besides: input, force: force)
+        Paths.removeStaleTemporaries(besides: output)
         let database = try InputDatabase.resolve(path: input, keyOptions: keyOptions, cipherOptions: cipherOptions)
         guard database.isEncrypted else {
             throw CLIFailure(.failure, "\(input) is not encrypted: there is nothing to decrypt")

@@ -27,6 +27,7 @@ struct EncryptCommand: ParsableCommand {
     func run() throws {
         try Paths.requireInput(input)
         try Paths.requireOutput(output, besides: input, force: force)
+        Paths.removeStaleTemporaries(besides: output)
         let info = try SQLCipherFile.inspect(atPath: input)
         switch info.content {
         case .plaintext: break

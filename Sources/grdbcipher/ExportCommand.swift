@@ -29,6 +29,7 @@ struct ExportCommand: ParsableCommand {
         // Paths first, so that no key is asked for a command that cannot run.
         try Paths.requireInput(input)
         try Paths.requireOutput(output, besides: input, force: force, hint: "use rekey to change a file in place")
+        Paths.removeStaleTemporaries(besides: output)
         if keyOptions.file == "-" && newKeyOptions.file == "-" {
             throw CLIFailure.usage("only one key can come from standard input")
         }

@@ -40,6 +40,10 @@ struct GRDBCipherCommand: ParsableCommand {
             let failure = CLIFailure(error)
             printError(failure.message)
             status = failure.status
+        } catch let error as CocoaError {
+            // One line, never NSCocoaErrorDomain's description with its user info.
+            printError(fileSystemMessage(error))
+            status = .failure
         } catch {
             let code = exitCode(for: error)
             if code == .success {
@@ -55,5 +59,25 @@ struct GRDBCipherCommand: ParsableCommand {
             }
         }
         Foundation.exit(status.rawValue)
+    }
+
+    /// "cannot write PATH: permission denied", from a Foundation file error.
+    static func fileSystemMessage(_ error: CocoaError) -> String {
+        let path = (error.userInfo[NSFilePathErrorKey] as? String) ?? error.filePath ?? error.url?.path
+        let reason: String
+        if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            reason = String(cString: strerror(Int32(underlying.code))).lowercased()
+        } else {
+            switch error.code {
+            case .fileWriteNoPermission, .fileReadNoPermission: reason = "permission denied"
+            case .fileNoSuchFile, .fileReadNoSuchFile: reason = "no such file"
+            case .fileWriteOutOfSpace: reason = "no space left on device"
+            case .fileWriteFileExists: reason = "file exists"
+            default: reason = "file system error \(error.code.rawValue)"
+            }
+        }
+        // Foundation numbers write errors 512 to 767 (NSFileWriteErrorMinimum…Maximum).
+        let action = (512...767).contains(error.code.rawValue) ? "cannot write" : "cannot read"
+        return path.map { "\(action) \($0): \(reason)" } ?? "\(action): \(reason)"
     }
 }

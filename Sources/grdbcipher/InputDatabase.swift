@@ -15,11 +15,25 @@ struct InputDatabase {
     /// Inspects the file and, when it is encrypted, reads its key (from the options, or on the
     /// terminal) and checks that it opens it.
     ///
+    /// A file with an interrupted transaction (a hot journal) is rolled back first when
+    /// `rollsBackInterruptedTransaction` (commands that rewrite the file), and refused
+    /// otherwise: a read-only command cannot read it.
+    ///
     /// - Throws: status 3 when the file is not a database or the key does not open it.
-    static func resolve(path: String, keyOptions: KeyOptions, cipherOptions: InputCipherOptions) throws -> InputDatabase {
+    static func resolve(path: String, keyOptions: KeyOptions, cipherOptions: InputCipherOptions, rollsBackInterruptedTransaction: Bool = false) throws -> InputDatabase {
         try Paths.requireInput(path)
         let inputSettings = try cipherOptions.settings()
-        let shape = try SQLCipherFile.inspect(atPath: path)
+        var shape = try SQLCipherFile.inspect(atPath: path)
+        if let journal = shape.hotJournal {
+            guard rollsBackInterruptedTransaction else {
+                throw CLIFailure(.failure, "\(path) has an interrupted transaction in \(journal) (a hot journal): "
+                    + "it is rolled back when a program opens the file read-write (your application, grdbcipher rekey "
+                    + "or upgrade); this command only reads, and cannot read the file until then")
+            }
+            try SQLCipherFile.rollBackInterruptedTransaction(atPath: path)
+            printNote("rolled back the interrupted transaction in \(journal)")
+            shape = try SQLCipherFile.inspect(atPath: path)
+        }
         switch shape.content {
         case .notADatabase:
             throw CLIFailure(.keyOrNotADatabase, "not a database: \(path)" + (shape.reason.map { " (\($0))" } ?? ""))

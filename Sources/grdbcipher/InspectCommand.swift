@@ -17,7 +17,9 @@ struct InspectCommand: ParsableCommand {
               APP_DB_KEY=... grdbcipher inspect app.db --passphrase-env APP_DB_KEY --json
 
             Exit status: 0 for a database (that the key opens, if one is given), 3 for a file \
-            that is not a database or that the key does not open, 4 for a damaged file.
+            that is not a database or that the key does not open, 4 for a damaged file, 1 for a \
+            file with an interrupted transaction (a hot journal), which cannot be read until a \
+            read-write open rolls it back.
             """)
 
     @Argument(help: "The database file.")
@@ -46,6 +48,9 @@ struct InspectCommand: ParsableCommand {
             if info.content == .encrypted && info.keyOpensFile == nil {
                 print("key: not given (give one to see the format and the tables)")
             }
+        }
+        if info.hotJournal != nil {
+            throw ExitCode(ExitStatus.failure.rawValue)
         }
         switch info.content {
         case .notADatabase, .empty:
@@ -81,6 +86,7 @@ struct InspectCommand: ParsableCommand {
         if let value = info.userVersion { object["userVersion"] = value }
         if let value = info.tableRowCounts { object["tables"] = value }
         if let value = info.reason { object["reason"] = value }
+        if let value = info.hotJournal { object["hotJournal"] = value }
         let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
         return String(decoding: data, as: UTF8.self)
     }

@@ -119,6 +119,20 @@ struct NewKeyOptions: ParsableArguments {
     }
 }
 
+/// The terminal settings to restore if a signal ends the program during a prompt. Written
+/// before the handler is installed and read only by it.
+nonisolated(unsafe) private var promptTerminal: (fd: CInt, settings: termios)?
+
+/// Restores the terminal's echo and exits with 128 + the signal number (130 for Ctrl-C), as
+/// a shell reports a program killed by it. Only async-signal-safe calls.
+private func restoreTerminalAndExit(_ signal: CInt) {
+    if var terminal = promptTerminal {
+        tcsetattr(terminal.fd, TCSANOW, &terminal.settings)
+        _ = write(terminal.fd, "\n", 1)
+    }
+    _exit(128 + signal)
+}
+
 /// Reads a line from the terminal without echo.
 enum Terminal {
     static func readSecret(prompt: String) throws -> Data {
@@ -132,12 +146,21 @@ enum Terminal {
         var original = termios()
         let canHideEcho = tcgetattr(fd, &original) == 0
         if canHideEcho {
+            // Ctrl-C (or a kill) while echo is off must not leave the terminal silent.
+            promptTerminal = (fd, original)
+            for signalNumber in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
+                signal(signalNumber) { restoreTerminalAndExit($0) }
+            }
             var silent = original
             silent.c_lflag &= ~tcflag_t(ECHO)
             tcsetattr(fd, TCSANOW, &silent)
         }
         defer {
-            if canHideEcho { tcsetattr(fd, TCSANOW, &original) }
+            if canHideEcho {
+                tcsetattr(fd, TCSANOW, &original)
+                for signalNumber in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { signal(signalNumber, SIG_DFL) }
+                promptTerminal = nil
+            }
             _ = write(fd, "\n", 1)
         }
         _ = prompt.withCString { write(fd, $0, strlen($0)) }

@@ -27,7 +27,9 @@ struct RekeyCommand: ParsableCommand {
         if keyOptions.file == "-" && newKeyOptions.file == "-" {
             throw CLIFailure.usage("only one key can come from standard input")
         }
-        let database = try InputDatabase.resolve(path: file, keyOptions: keyOptions, cipherOptions: cipherOptions)
+        try Paths.requireInput(file)
+        Paths.removeStaleTemporaries(besides: file)
+        let database = try InputDatabase.resolve(path: file, keyOptions: keyOptions, cipherOptions: cipherOptions, rollsBackInterruptedTransaction: true)
         guard let key = database.key else {
             throw CLIFailure(.failure, "\(file) is a plaintext database: use encrypt")
         }

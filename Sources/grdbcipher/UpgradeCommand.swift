@@ -24,10 +24,12 @@ struct UpgradeCommand: ParsableCommand {
     @Flag(help: "Print nothing but errors.") var quiet = false
 
     func run() throws {
+        try Paths.requireInput(file)
         if let output {
             try Paths.requireOutput(output, besides: file, force: force, hint: "leave --output out to upgrade in place")
         }
-        let database = try InputDatabase.resolve(path: file, keyOptions: keyOptions, cipherOptions: cipherOptions)
+        Paths.removeStaleTemporaries(besides: output ?? file)
+        let database = try InputDatabase.resolve(path: file, keyOptions: keyOptions, cipherOptions: cipherOptions, rollsBackInterruptedTransaction: output == nil)
         guard let key = database.key else {
             throw CLIFailure(.failure, "\(file) is a plaintext database: use encrypt")
         }

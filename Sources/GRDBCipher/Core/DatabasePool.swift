@@ -244,25 +244,28 @@ public final class DatabasePool: DatabaseWriter {
 
     /// Runs operations in the writer connection once every read has ended, and holds new reads
     /// until they return.
+    ///
+    /// The writer is taken before reads are held back, never the other way round: a write
+    /// access may wait for a reader (`asyncConcurrentRead`), and a barrier that held readers
+    /// while it waited for the writer would wait for it forever.
     public func barrierWriteWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
         preconditionNotReentrant()
-        return try readers.barrier {
-            try writer.checkedWriteWithoutTransaction(updates)
+        return try writer.checkedWriteWithoutTransaction { db in
+            try readers.barrier { try updates(db) }
         }
     }
 
     public func asyncBarrierWriteWithoutTransaction(_ updates: @escaping @Sendable (Result<Database, any Error>) -> Void) {
         DispatchQueue.global(qos: configuration.qos.qosClass).async { [readers, writer] in
-            readers.barrier {
-                do {
-                    // Throws only when the pool is closed: `updates` does not throw.
-                    try writer.sync { db in
-                        updates(.success(db))
-                        writer.preconditionNoUnsafeTransactionLeft(db)
-                    }
-                } catch {
-                    updates(.failure(error))
+            do {
+                // The writer first, then the readers (see barrierWriteWithoutTransaction). Throws
+                // only when the pool is closed: `updates` does not throw.
+                try writer.sync { db in
+                    readers.barrier { updates(.success(db)) }
+                    writer.preconditionNoUnsafeTransactionLeft(db)
                 }
+            } catch {
+                updates(.failure(error))
             }
         }
     }

@@ -85,6 +85,21 @@ extension DatabaseReader {
     /// Related SQLCipher documentation: <https://www.zetetic.net/sqlcipher/sqlcipher-api/#sqlcipher_export>
     @discardableResult
     public func exportDatabase(to targetPath: String, options: DatabaseExportOptions) throws -> DatabaseExportReport {
+        try withExportingDatabase { db in
+            try DatabaseExporter(source: db, targetPath: targetPath, options: options).run()
+        }
+    }
+
+    /// Exports into a temporary file of ours, which is not renamed: rekey and upgrade rename
+    /// it themselves.
+    func exportDatabase(into temporary: TemporaryFile, options: DatabaseExportOptions) throws {
+        _ = try withExportingDatabase { db in
+            try DatabaseExporter(source: db, targetPath: temporary.path, options: options).write(into: temporary)
+        }
+    }
+
+    /// Runs `body` on a connection that can attach a new file.
+    private func withExportingDatabase<T>(_ body: (Database) throws -> T) throws -> T {
         if configuration.readonly, !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") {
             // A read-only connection would attach the new file read-only: export from a
             // dedicated read-write connection, which still only reads the source.
@@ -93,11 +108,9 @@ extension DatabaseReader {
             exportConfiguration.journalMode = .default
             let exporter = try DatabaseQueue(path: path, configuration: exportConfiguration)
             defer { try? exporter.close() }
-            return try exporter.exportDatabase(to: targetPath, options: options)
+            return try exporter.unsafeRead(body)
         }
-        return try unsafeRead { db in
-            try DatabaseExporter(source: db, targetPath: targetPath, options: options).run()
-        }
+        return try unsafeRead(body)
     }
 }
 
@@ -135,28 +148,51 @@ struct DatabaseExporter {
         if FileManager.default.fileExists(atPath: targetPath) && !options.replacesExistingFile {
             throw exportError("the target file exists: \(targetPath) (set replacesExistingFile to replace it)")
         }
+        // A run killed earlier may have left a temporary file here (a complete plaintext copy,
+        // for a decryption): it goes first.
+        SQLCipherFile.removeStaleTemporaryFiles(besidePath: targetPath)
+        let temporary = try TemporaryFile.create(besidePath: targetPath, purpose: "export")
+        defer { temporary.remove() }
+        let report = try write(into: temporary)
+        let mode = newFileMode()
+        if mode != 0o600 { try temporary.setMode(mode) }
+        if options.replacesExistingFile || access(targetPath, F_OK) != 0 {
+            // Journal files of a former target must not travel with the new file.
+            removeFileAndSidecars(targetPath, keepingMainFile: true)
+        }
+        try temporary.move(to: targetPath, replacing: options.replacesExistingFile)
+        try? fsyncPath(directory)
+        return DatabaseExportReport(
+            path: targetPath,
+            tableCount: report.tableCount,
+            rowCount: report.rowCount,
+            pageSize: report.pageSize,
+            pageCount: report.pageCount)
+    }
+
+    /// Exports into the temporary file and verifies it. It is synced, not renamed.
+    func write(into temporary: TemporaryFile) throws -> (tableCount: Int, rowCount: Int, pageSize: Int, pageCount: Int) {
         guard !source.isInsideTransaction else {
             throw exportError("cannot export from inside a transaction")
         }
         try options.cipherSettings.validate()
-
-        let temporaryPath = directory + "/." + target.lastPathComponent + ".grdbcipher-export"
-        removeFileAndSidecars(temporaryPath)
-        do {
-            let facts = try readSourceFacts()
-            try exportInto(temporaryPath, facts: facts)
-            let report = try verify(temporaryPath, facts: facts)
-            try syncAndRename(temporaryPath, to: targetPath, directory: directory)
-            return DatabaseExportReport(
-                path: targetPath,
-                tableCount: report.tableCount,
-                rowCount: report.rowCount,
-                pageSize: report.pageSize,
-                pageCount: report.pageCount)
-        } catch {
-            removeFileAndSidecars(temporaryPath)
-            throw error
+        let facts = try readSourceFacts()
+        try exportInto(temporary.path, facts: facts)
+        let report = try verify(temporary.path, facts: facts)
+        for suffix in ["-wal", "-shm", "-journal"] {
+            // A checkpointed WAL file is empty; a stale one must not travel with the new file.
+            unlink(temporary.path + suffix)
         }
+        try fsyncPath(temporary.path)
+        return report
+    }
+
+    /// The mode of a new file: 0600, or the source's owner permissions if they are stricter
+    /// (a source readable by its owner only gives a copy readable by its owner only).
+    private func newFileMode() -> mode_t {
+        var info = stat()
+        guard !source.isInMemory, stat(source.path, &info) == 0 else { return 0o600 }
+        return info.st_mode & 0o600
     }
 
     private func exportError(_ message: String) -> DatabaseError {
@@ -256,18 +292,6 @@ struct DatabaseExporter {
             try db.pragmaInteger("PRAGMA page_count") ?? 0)
     }
 
-    private func syncAndRename(_ temporaryPath: String, to targetPath: String, directory: String) throws {
-        try fsyncPath(temporaryPath)
-        for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: temporaryPath + suffix) {
-            // A checkpointed WAL file is empty; a stale one must not travel with the new file.
-            try? FileManager.default.removeItem(atPath: temporaryPath + suffix)
-        }
-        removeFileAndSidecars(targetPath, keepingMainFile: true)
-        guard rename(temporaryPath, targetPath) == 0 else {
-            throw DatabaseError(resultCode: .SQLITE_IOERR, message: "export: cannot rename the new file into place: \(String(cString: strerror(errno)))")
-        }
-        try? fsyncPath(directory)
-    }
 }
 
 /// Reports progress from the size of the file being written.

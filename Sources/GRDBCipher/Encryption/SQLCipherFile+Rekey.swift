@@ -6,9 +6,10 @@ extension SQLCipherFile {
     ///
     /// Unlike ``Database/changePassphrase(_:)-(String)``, which re-keys the pages of the open
     /// file, the file is exported beside itself with the new key, verified (integrity, the same
-    /// tables and row counts, opening with the new key), and renamed over the original. A
-    /// failure or a crash at any point leaves the original file as it was. The WAL, if any, is
-    /// folded into the file first; no other connection may use the file meanwhile.
+    /// tables and row counts, opening with the new key), and renamed over the original, whose
+    /// mode, owner and group it keeps. A failure or a crash at any point leaves the original
+    /// file as it was. The WAL, if any, is folded into the file first, and an interrupted
+    /// transaction (a hot journal) rolled back; no other connection may use the file meanwhile.
     ///
     /// `settings` describes a file that is not in a standard SQLCipher format (1 to 4); the
     /// standard formats are found without it.
@@ -23,6 +24,9 @@ extension SQLCipherFile {
         settings inputSettings: CipherSettings? = nil,
         progress: (@Sendable (DatabaseExportProgress) -> Void)? = nil) throws
     {
+        // An interrupted transaction would hide the file from the key: roll it back first, as
+        // the read-write connection below would.
+        try rollBackInterruptedTransaction(atPath: path)
         let info = try inspect(atPath: path, key: key, settings: inputSettings)
         try info.requireSQLCipherDatabase(for: "rekey")
         guard info.keyOpensFile == true, var settings = info.settings else {
@@ -36,9 +40,10 @@ extension SQLCipherFile {
         settings.compatibility = nil
 
         let url = URL(fileURLWithPath: path).standardizedFileURL
-        let workPath = url.deletingLastPathComponent().path + "/." + url.lastPathComponent + ".grdbcipher-rekey"
-        removeFileAndSidecars(workPath)
-        defer { removeFileAndSidecars(workPath) }
+        removeStaleTemporaryFiles(besidePath: url.path)
+        let temporary = try TemporaryFile.create(besidePath: url.path, purpose: "rekey")
+        defer { temporary.remove() }
+        try temporary.takeOwner(of: url.path)
 
         var configuration = Configuration()
         configuration.prepareDatabase { db in try db.use(key, settings: openSettings) }
@@ -50,12 +55,12 @@ extension SQLCipherFile {
             }
             var options = DatabaseExportOptions.encrypted(with: newKey, settings: settings)
             options.progress = progress
-            try dbQueue.exportDatabase(to: workPath, options: options)
+            try dbQueue.exportDatabase(into: temporary, options: options)
             try dbQueue.close()
         } catch {
             try? dbQueue.close()
             throw error
         }
-        try replace(url.path, with: workPath)
+        try replace(url.path, with: temporary)
     }
 }

@@ -22,6 +22,8 @@ public struct SQLCipherUpgradeReport: Sendable {
 /// Test hooks: the upgrade calls it right before the new file replaces the old one.
 enum UpgradeTestHooks {
     nonisolated(unsafe) static var beforeRename: (() -> Void)?
+    /// Called with the path of the copy right before `cipher_migrate` runs on it.
+    nonisolated(unsafe) static var beforeMigrate: ((String) -> Void)?
 }
 
 extension SQLCipherFile {
@@ -49,22 +51,31 @@ extension SQLCipherFile {
         key: CipherKey,
         prepareLegacyConnection: (@Sendable (Database) throws -> Void)? = nil) throws -> SQLCipherUpgradeReport
     {
+        // An interrupted transaction would hide the file from the key: roll it back first.
+        try rollBackInterruptedTransaction(atPath: path)
         let info = try inspect(atPath: path, key: key)
         try info.requireSQLCipherDatabase(for: "upgrade")
         if info.sqlcipherFormat == 4 {
+            // Nothing to do, if the file is sound: a damaged file is not "fine".
+            try verifySQLCipher4File(path: path, key: key, info: info)
             return SQLCipherUpgradeReport(previousFormat: 4, method: .alreadyCurrent)
         }
         let url = URL(fileURLWithPath: path).standardizedFileURL
-        let workPath = url.deletingLastPathComponent().path + "/." + url.lastPathComponent + ".grdbcipher-upgrade"
-        removeFileAndSidecars(workPath)
-        defer { removeFileAndSidecars(workPath) }
+        removeStaleTemporaryFiles(besidePath: url.path)
 
         if let format = info.sqlcipherFormat,
-           let expected = try rowCounts(path: url.path, key: key, settings: CipherSettings(compatibility: format)),
-           try migrateCopy(of: url.path, to: workPath, key: key, expectedRowCounts: expected)
+           let expected = try rowCounts(path: url.path, key: key, settings: CipherSettings(compatibility: format))
         {
-            try replace(url.path, with: workPath)
-            return SQLCipherUpgradeReport(previousFormat: format, method: .cipherMigrate)
+            let temporary = try TemporaryFile.create(besidePath: url.path, purpose: "upgrade")
+            defer { temporary.remove() }
+            try temporary.takeOwner(of: url.path)
+            if try migrateCopy(of: url.path, to: temporary, key: key, expectedRowCounts: expected) {
+                try replace(url.path, with: temporary)
+                return SQLCipherUpgradeReport(previousFormat: format, method: .cipherMigrate)
+            }
+            // The export below starts from a new file: the failed attempt's copy, and the
+            // -migrated file SQLCipher may have left, go now.
+            temporary.remove()
         }
 
         // Export: open the old file as the caller describes it (or in its detected format).
@@ -87,12 +98,38 @@ extension SQLCipherFile {
                 resultCode: .SQLITE_NOTADB,
                 message: "upgrade: the key does not open the file in a standard SQLCipher format; give its settings in prepareLegacyConnection")
         }
+        defer { try? source.close() }
+        let temporary = try TemporaryFile.create(besidePath: url.path, purpose: "upgrade")
+        defer { temporary.remove() }
+        try temporary.takeOwner(of: url.path)
         var options = DatabaseExportOptions.encrypted(with: key, settings: .sqlcipher4)
         options.preservesPageSize = false
-        try source.exportDatabase(to: workPath, options: options)
+        try source.exportDatabase(into: temporary, options: options)
         try source.close()
-        try replace(url.path, with: workPath)
+        try replace(url.path, with: temporary)
         return SQLCipherUpgradeReport(previousFormat: format, method: .export)
+    }
+
+    /// Fails with `SQLITE_CORRUPT` unless the SQLCipher 4 file passes `integrity_check` and
+    /// `cipher_integrity_check`.
+    private static func verifySQLCipher4File(path: String, key: CipherKey, info: SQLCipherFileInfo) throws {
+        if let reason = info.reason {
+            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "upgrade: the file is in the SQLCipher 4 format, but \(reason)")
+        }
+        let db = try Database.openProbe(path: path)
+        defer { try? db.close() }
+        try db.use(key)
+        let problems: [String]
+        do {
+            problems = try db.integrityAndCipherProblems()
+        } catch let error as DatabaseError {
+            problems = [error.message ?? "SQLite error \(error.resultCode.rawValue)"]
+        }
+        guard problems.isEmpty else {
+            throw DatabaseError(
+                resultCode: .SQLITE_CORRUPT,
+                message: "upgrade: the file is in the SQLCipher 4 format, but it is damaged: \(problems.joined(separator: "; "))")
+        }
     }
 
     /// Row counts of every table, read with `settings`; nil if the file does not open so.
@@ -113,11 +150,16 @@ extension SQLCipherFile {
 
     /// Copies the file (and its WAL), runs `cipher_migrate` on the copy and verifies it with
     /// SQLCipher 4 defaults. Returns false when `cipher_migrate` cannot upgrade this file.
-    private static func migrateCopy(of path: String, to workPath: String, key: CipherKey, expectedRowCounts: [String: Int]) throws -> Bool {
-        try FileManager.default.copyItem(atPath: path, toPath: workPath)
-        if FileManager.default.fileExists(atPath: path + "-wal") {
-            try FileManager.default.copyItem(atPath: path + "-wal", toPath: workPath + "-wal")
+    private static func migrateCopy(of path: String, to temporary: TemporaryFile, key: CipherKey, expectedRowCounts: [String: Int]) throws -> Bool {
+        let workPath = temporary.path
+        try temporary.copyContents(of: path)
+        if access(path + "-wal", F_OK) == 0 {
+            try temporary.copyContents(of: path + "-wal", suffix: "-wal")
         }
+        // SQLCipher writes the SQLCipher 4 pages into WORK-migrated first: created here, it
+        // cannot be created with wider permissions.
+        try temporary.createSidecar("-migrated")
+        UpgradeTestHooks.beforeMigrate?(workPath)
         do {
             let db = try Database.openProbe(path: workPath, readonly: false)
             defer { try? db.close() }
@@ -127,6 +169,8 @@ extension SQLCipherFile {
         } catch is DatabaseError {
             return false
         }
+        // cipher_migrate renamed its -migrated file over the copy: a new file, to lock again.
+        try temporary.relock()
         // One connection with SQLCipher 4 defaults checks everything: one key derivation.
         let db = try Database.openProbe(path: workPath)
         defer { try? db.close() }
@@ -143,15 +187,16 @@ extension SQLCipherFile {
         return true
     }
 
-    /// Syncs the new file and renames it over the old one; the old file's journal files go.
-    static func replace(_ path: String, with workPath: String) throws {
-        try fsyncPath(workPath)
+    /// Syncs the new file, gives it the old one's permissions and renames it over the old one;
+    /// the old file's journal files go.
+    static func replace(_ path: String, with temporary: TemporaryFile) throws {
+        try temporary.takeOwner(of: path)
+        try temporary.takeMode(of: path)
+        try fsyncPath(temporary.path)
         UpgradeTestHooks.beforeRename?()
         removeFileAndSidecars(path, keepingMainFile: true)
-        removeFileAndSidecars(workPath, keepingMainFile: true)
-        guard rename(workPath, path) == 0 else {
-            throw DatabaseError(resultCode: .SQLITE_IOERR, message: "upgrade: cannot rename the new file into place: \(String(cString: strerror(errno)))")
-        }
+        removeFileAndSidecars(temporary.path, keepingMainFile: true)
+        try temporary.move(to: path, replacing: true)
         try? fsyncPath(URL(fileURLWithPath: path).deletingLastPathComponent().path)
     }
 }

@@ -40,6 +40,10 @@ public struct SQLCipherFileInfo: Sendable, CustomStringConvertible {
     public var tableRowCounts: [String: Int]?
     /// Why the file is not a database, when it is not.
     public var reason: String?
+    /// The rollback journal that holds an interrupted transaction, when there is one: the file
+    /// cannot be read until a read-write connection rolls it back (see
+    /// ``SQLCipherFile/rollBackInterruptedTransaction(atPath:)``). Its key is not tried.
+    public var hotJournal: String?
 
     /// A report for people, one fact per line: what the file is, its size, and with a key that
     /// opens it, its format, cipher settings, journal mode, `user_version` and tables.
@@ -111,8 +115,20 @@ public enum SQLCipherFile {
         guard FileManager.default.fileExists(atPath: path) else {
             throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "no such file: \(path)")
         }
+        // A file we cannot read is not an empty file.
+        let readable = open(path, O_RDONLY | O_CLOEXEC)
+        guard readable >= 0 else { throw TemporaryFile.fileSystemError("cannot read", path) }
+        close(readable)
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         var info = SQLCipherFileInfo(path: path, fileSize: size, content: .encrypted)
+        if let journal = hotJournalPath(ofDatabaseAt: path) {
+            // No connection can read it before the rollback: no key would seem to open it.
+            info.hotJournal = journal
+            info.reason = "an interrupted transaction is in \(journal) (a hot journal): a program that opens the "
+                + "file read-write rolls it back (grdbcipher rekey and upgrade do); until then the file cannot be read"
+            if case .sqliteHeader = FileDiagnosis.shape(path: path) { info.content = .plaintext }
+            return info
+        }
         switch FileDiagnosis.shape(path: path) {
         case .unknown, .empty:
             info.content = .empty

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import GRDBCipher
 
-/// The result of one run of the `grdbcipher` executable.
-private struct Run {
+/// The result of one run of the `grdbcipher` executable (shared by the CLI suites).
+struct Run {
     var status: Int32
     var stdout: String
     var stderr: String
@@ -11,7 +11,7 @@ private struct Run {
 
 /// Runs the built `grdbcipher` executable (beside the test bundle) in `directory`, with
 /// standard input from `input` (a pipe: never a terminal), or the `wrapper` command line.
-private func grdbcipher(_ arguments: [String], in directory: TemporaryDirectory, environment: [String: String] = [:], input: Data = Data(), through wrapper: [String]? = nil) throws -> Run {
+func grdbcipher(_ arguments: [String], in directory: TemporaryDirectory, environment: [String: String] = [:], input: Data = Data(), through wrapper: [String]? = nil) throws -> Run {
     let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("grdbcipher")
     let process = Process()
     if let wrapper {
@@ -312,8 +312,8 @@ struct CommandLineToolTests {
 
         // query is read-only.
         let write = try grdbcipher(["query", v4, "DELETE FROM item", "--passphrase-env", "DB_KEY"], in: directory, environment: environment)
-        #expect(write.status == 1)
-        #expect(write.stderr.contains("readonly"))
+        #expect(write.status == 2)
+        #expect(write.stderr.contains("read-only statements only"))
         let bad = try grdbcipher(["query", v4, "SELECT nope FROM item", "--passphrase-env", "DB_KEY"], in: directory, environment: environment)
         #expect(bad.status == 1)
         #expect(bad.stderr.contains("no such column: nope"))

@@ -240,8 +240,14 @@ struct ExportTests {
             try source.exportDatabase(to: targetPath, options: options)
         }
         #expect(!FileManager.default.fileExists(atPath: targetPath))
-        // The killed process left its temporary file beside the target, under another name.
-        #expect(FileManager.default.fileExists(atPath: directory.path(".target.sqlite.grdbcipher-export")))
+        // The killed process left its temporary file beside the target, under a name of its
+        // own, readable by its owner only.
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.hasPrefix(".target.sqlite.grdbcipher-export-") && !$0.hasSuffix("-journal") }
+        #expect(left.count == 1)
+        for name in left {
+            var info = stat()
+            #expect(stat(directory.path(name), &info) == 0 && info.st_mode & 0o777 == 0o600)
+        }
         #expect(try Data(contentsOf: URL(fileURLWithPath: sourcePath)) == before)
         // The next export cleans up what the killed one left, and succeeds.
         let again = try DatabaseQueue(path: sourcePath)

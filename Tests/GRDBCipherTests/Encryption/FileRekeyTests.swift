@@ -88,4 +88,26 @@ struct FileRekeyTests {
             try dbQueue.close()
         }
     }
+
+    /// A program killed in the middle of a transaction left a hot journal: rekey and upgrade
+    /// roll it back first, instead of failing with "the key does not open the file".
+    @Test func rekeyAndUpgradeRollBackAnInterruptedTransactionFirst() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("crashed.db")
+        try makeDatabaseWithHotJournal(path, passphrase: "old")
+        #expect(SQLCipherFile.hotJournalPath(ofDatabaseAt: path) != nil)
+        try SQLCipherFile.rekey(atPath: path, key: .passphrase("old"), newKey: .passphrase("new"))
+        #expect(SQLCipherFile.hotJournalPath(ofDatabaseAt: path) == nil)
+        var configuration = Configuration()
+        configuration.prepareDatabase { try $0.usePassphrase("new") }
+        let committed = try DatabaseQueue(path: path, configuration: configuration).read {
+            try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM t WHERE data = zeroblob(500)")
+        }
+        #expect(committed == 2000)
+
+        let other = directory.path("crashed-v4.db")
+        try makeDatabaseWithHotJournal(other, passphrase: "old")
+        #expect(try SQLCipherFile.upgrade(atPath: other, key: .passphrase("old")).method == .alreadyCurrent)
+        #expect(SQLCipherFile.hotJournalPath(ofDatabaseAt: other) == nil)
+    }
 }
