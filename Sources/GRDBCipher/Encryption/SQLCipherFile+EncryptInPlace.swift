@@ -41,6 +41,9 @@ extension SQLCipherFile {
     {
         let url = URL(fileURLWithPath: path).standardizedFileURL
         guard FileManager.default.fileExists(atPath: url.path) else { return .noDatabase }
+        // An interrupted transaction would hide what the file is: roll it back first, as any
+        // read-write connection would.
+        try rollBackInterruptedTransaction(atPath: url.path)
         let info = try inspect(atPath: url.path, key: key, settings: settings)
         switch info.content {
         case .notADatabase:
@@ -63,9 +66,11 @@ extension SQLCipherFile {
             }
         }
 
-        let workPath = url.deletingLastPathComponent().path + "/." + url.lastPathComponent + ".grdbcipher-encrypt"
-        removeFileAndSidecars(workPath)
-        defer { removeFileAndSidecars(workPath) }
+        removeStaleTemporaryFiles(besidePath: url.path)
+        let temporary = try TemporaryFile.create(besidePath: url.path, purpose: "encrypt")
+        defer { temporary.remove() }
+        // The encrypted file keeps the plaintext file's owner, group and mode.
+        try temporary.takeOwner(of: url.path)
         let dbQueue = try DatabaseQueue(path: url.path)
         do {
             let folded = try dbQueue.writeWithoutTransaction { try $0.foldWAL() }
@@ -76,13 +81,13 @@ extension SQLCipherFile {
             guard problems.isEmpty else {
                 throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "encrypt in place: the database is damaged (\(problems.count) integrity problem\(problems.count == 1 ? "" : "s")); it was left untouched")
             }
-            try dbQueue.exportDatabase(to: workPath, options: .encrypted(with: key, settings: settings))
+            try dbQueue.exportDatabase(into: temporary, options: .encrypted(with: key, settings: settings))
             try dbQueue.close()
         } catch {
             try? dbQueue.close()
             throw error
         }
-        try replace(url.path, with: workPath)
+        try replace(url.path, with: temporary)
         return .encrypted
     }
 }

@@ -125,8 +125,14 @@ struct CommandLineHardeningTests {
         let previousMask = umask(0o022)
         defer { umask(previousMask) }
         var killedMidWay = 0
-        for delay in [150_000, 300_000, 450_000, 600_000] as [useconds_t] {
+        for delay in [0, 50_000, 150_000, 300_000] as [useconds_t] {
             let process = try startGRDBCipher(["decrypt", input, "plain.db", "--force"] + key, in: directory)
+            // Kill it once its temporary file exists (plus a delay), whatever the machine's load:
+            // a fixed delay from the start may land before the export begins.
+            let deadline = Date().addingTimeInterval(60)
+            while process.isRunning, try leftovers(directory).isEmpty, Date() < deadline {
+                usleep(2_000)
+            }
             usleep(delay)
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
