@@ -8,6 +8,15 @@ private enum Mood: String, DatabaseValueConvertible {
     case happy, grumpy
 }
 
+private struct Equipment: Codable, Equatable, DatabaseValueConvertible {
+    var racket: String
+    var strings: [Int]
+}
+
+private enum Level: Int, Codable, DatabaseValueConvertible {
+    case rookie = 1, pro = 2
+}
+
 private func openAppDatabase(at path: String) throws -> DatabaseQueue {
     var config = Configuration()
     config.label = "AppDatabase"
@@ -243,6 +252,14 @@ struct GRDBCompatibilityTests {
         let memoryCopy = try DatabaseQueue.inMemoryCopy(fromPath: copyPath, configuration: config)
         try memoryCopy.erase()
         #expect(try memoryCopy.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM sqlite_master") } == 0)
+        try copy.write { db in
+            try db.execute(sql: "CREATE TABLE gear (equipment TEXT, level INTEGER)")
+            try db.execute(sql: "INSERT INTO gear VALUES (?, ?)", arguments: [Equipment(racket: "Pro", strings: [24, 25]), Level.pro])
+            let equipment = try Equipment.fetchOne(db, sql: "SELECT equipment FROM gear")
+            #expect(equipment == Equipment(racket: "Pro", strings: [24, 25]))
+            #expect(try String.fetchOne(db, sql: "SELECT equipment FROM gear") == #"{"racket":"Pro","strings":[24,25]}"#)
+            #expect(try Level.fetchOne(db, sql: "SELECT level FROM gear") == .pro)
+        }
         let reader = AnyDatabaseReader(copy)
         #expect(try reader.read { try String.fetchAll($0, sql: "SELECT name FROM player WHERE score > 15 ORDER BY name") } == ["Barbara", "Craig"])
     }
