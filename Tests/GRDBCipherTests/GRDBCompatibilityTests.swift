@@ -17,6 +17,15 @@ private enum Level: Int, Codable, DatabaseValueConvertible {
     case rookie = 1, pro = 2
 }
 
+extension SQLInterpolation {
+    /// A custom interpolation, as GRDB programs write them.
+    fileprivate mutating func appendInterpolation(lowercased column: String) {
+        appendLiteral("lower(")
+        appendInterpolation(identifier: column)
+        appendLiteral(")")
+    }
+}
+
 private func openAppDatabase(at path: String) throws -> DatabaseQueue {
     var config = Configuration()
     config.label = "AppDatabase"
@@ -259,6 +268,10 @@ struct GRDBCompatibilityTests {
             #expect(equipment == Equipment(racket: "Pro", strings: [24, 25]))
             #expect(try String.fetchOne(db, sql: "SELECT equipment FROM gear") == #"{"racket":"Pro","strings":[24,25]}"#)
             #expect(try Level.fetchOne(db, sql: "SELECT level FROM gear") == .pro)
+            let query: SQL = "SELECT \(lowercased: "name") FROM player WHERE score > \(15) ORDER BY name"
+            #expect(try SQLRequest<String>(literal: query).fetchAll(db) == ["barbara", "craig"])
+            let request: SQLRequest<String> = "SELECT \(lowercased: "name") FROM player WHERE name = \("Arthur")"
+            #expect(try request.fetchOne(db) == "arthur")
         }
         let reader = AnyDatabaseReader(copy)
         #expect(try reader.read { try String.fetchAll($0, sql: "SELECT name FROM player WHERE score > 15 ORDER BY name") } == ["Barbara", "Craig"])
