@@ -8,6 +8,24 @@ private enum Mood: String, DatabaseValueConvertible {
     case happy, grumpy
 }
 
+private struct Equipment: Codable, Equatable, DatabaseValueConvertible {
+    var racket: String
+    var strings: [Int]
+}
+
+private enum Level: Int, Codable, DatabaseValueConvertible {
+    case rookie = 1, pro = 2
+}
+
+extension SQLInterpolation {
+    /// A custom interpolation, as GRDB programs write them.
+    fileprivate mutating func appendInterpolation(lowercased column: String) {
+        appendLiteral("lower(")
+        appendInterpolation(identifier: column)
+        appendLiteral(")")
+    }
+}
+
 private func openAppDatabase(at path: String) throws -> DatabaseQueue {
     var config = Configuration()
     config.label = "AppDatabase"
@@ -229,5 +247,79 @@ struct GRDBCompatibilityTests {
             try db.checkForeignKeys(in: "book")
         }
         try migrator.migrate(dbQueue)
+    }
+
+    @Test func rowsCursorsAndMaintenanceProgram() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("compat-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("db.sqlite").path
+        var config = Configuration()
+        config.prepareDatabase { db in try db.usePassphrase("secret") }
+        let dbPool = try DatabasePool(path: path, configuration: config)
+        let writer: AnyDatabaseWriter = AnyDatabaseWriter(dbPool)
+
+        #expect(Database.sqliteLibVersionNumber >= 3_035_000)
+        try dbPool.writeInTransaction { db in
+            try db.execute(sql: "CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT NOT NULL, score INT, team TEXT)")
+            try db.execute(sql: "INSERT INTO player (name, score, team) VALUES ('Arthur', 10, 'red'), ('Barbara', 30, 'blue'), ('Craig', 20, 'red')")
+            #expect(db.maximumStatementArgumentCount > 100)
+            return .commit
+        }
+        try writer.read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT name, score FROM player WHERE id = 1")!
+            let name = try row.decode(String.self, atIndex: 0)
+            let score: Int = try row.decode(forColumn: "score")
+            let missing = try row.decode(Int?.self, forColumn: Column("missing"))
+            #expect(name == "Arthur" && score == 10 && missing == nil)
+            do {
+                _ = try row.decode(Date.self, forColumn: "name")
+                Issue.record("expected a decoding error")
+            } catch is RowDecodingError { }
+
+            let scores = try Int.fetchCursor(db, sql: "SELECT score FROM player ORDER BY score")
+            #expect(scores.sql == "SELECT score FROM player ORDER BY score")
+            #expect(scores.columnNames == ["score"] && scores.columnCount == 1)
+            #expect(scores.arguments.isEmpty)
+            #expect(try scores.suffix(2) == [20, 30])
+            #expect(try Int.fetchCursor(db, sql: "SELECT score FROM player ORDER BY score").dropLast() == [10, 20])
+            var names: [String] = ["Zoe"]
+            try names.append(contentsOf: String.fetchCursor(db, sql: "SELECT name FROM player ORDER BY name"))
+            #expect(names == ["Zoe", "Arthur", "Barbara", "Craig"])
+            let teams: Set<String> = try Set<String>().union(String.fetchCursor(db, sql: "SELECT team FROM player"))
+            #expect(teams == ["red", "blue"])
+            let byLength = try Dictionary(minimumCapacity: 2, grouping: String.fetchCursor(db, sql: "SELECT name FROM player ORDER BY name"), by: { $0.count })
+            #expect(byLength[5] == ["Craig"])
+            let teamNames = ["red", "blue"].flatMap { team in
+                try String.fetchCursor(db, sql: "SELECT name FROM player WHERE team = ? ORDER BY name", arguments: [team])
+            }
+            #expect(try Array(teamNames) == ["Arthur", "Craig", "Barbara"])
+        }
+        let snapshot = try dbPool.makeSnapshot()
+        let count = snapshot.read { db in (try? Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player")) ?? 0 }
+        #expect(count == 3)
+
+        let copyPath = directory.appendingPathComponent("copy.sqlite").path
+        try writer.vacuum(into: copyPath)
+        try writer.vacuum()
+        let copy = try DatabaseQueue.temporaryCopy(fromPath: copyPath, configuration: config)
+        #expect(try copy.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM player") } == 3)
+        let memoryCopy = try DatabaseQueue.inMemoryCopy(fromPath: copyPath, configuration: config)
+        try memoryCopy.erase()
+        #expect(try memoryCopy.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM sqlite_master") } == 0)
+        try copy.write { db in
+            try db.execute(sql: "CREATE TABLE gear (equipment TEXT, level INTEGER)")
+            try db.execute(sql: "INSERT INTO gear VALUES (?, ?)", arguments: [Equipment(racket: "Pro", strings: [24, 25]), Level.pro])
+            let equipment = try Equipment.fetchOne(db, sql: "SELECT equipment FROM gear")
+            #expect(equipment == Equipment(racket: "Pro", strings: [24, 25]))
+            #expect(try String.fetchOne(db, sql: "SELECT equipment FROM gear") == #"{"racket":"Pro","strings":[24,25]}"#)
+            #expect(try Level.fetchOne(db, sql: "SELECT level FROM gear") == .pro)
+            let query: SQL = "SELECT \(lowercased: "name") FROM player WHERE score > \(15) ORDER BY name"
+            #expect(try SQLRequest<String>(literal: query).fetchAll(db) == ["barbara", "craig"])
+            let request: SQLRequest<String> = "SELECT \(lowercased: "name") FROM player WHERE name = \("Arthur")"
+            #expect(try request.fetchOne(db) == "arthur")
+        }
+        let reader = AnyDatabaseReader(copy)
+        #expect(try reader.read { try String.fetchAll($0, sql: "SELECT name FROM player WHERE score > 15 ORDER BY name") } == ["Barbara", "Craig"])
     }
 }

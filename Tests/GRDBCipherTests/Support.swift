@@ -57,6 +57,11 @@ final class TestDatabase: @unchecked Sendable {
         return configuration
     }
 
+    /// Opens a queue on another file, encrypted when the suite runs encrypted.
+    func makeQueueAt(_ path: String, configuration: Configuration = Configuration()) throws -> DatabaseQueue {
+        try DatabaseQueue(path: path, configuration: Self.configure(configuration))
+    }
+
     /// Opens another queue on the same file.
     func makeQueue(configuration: Configuration = Configuration()) throws -> DatabaseQueue {
         try DatabaseQueue(path: path, configuration: Self.configure(configuration))

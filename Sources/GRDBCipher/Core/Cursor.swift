@@ -177,54 +177,6 @@ extension Cursor where Element: StringProtocol {
     }
 }
 
-extension Array {
-    /// Creates an array with the remaining elements of `cursor`.
-    public init<C: Cursor>(_ cursor: C) throws where C.Element == Element {
-        self.init()
-        try cursor.forEach { append($0) }
-    }
-
-    /// Creates an array with the remaining elements of `cursor`.
-    public init<C: Cursor>(_ cursor: C, minimumCapacity: Int) throws where C.Element == Element {
-        self.init()
-        reserveCapacity(minimumCapacity)
-        try cursor.forEach { append($0) }
-    }
-}
-
-extension Set {
-    /// Creates a set with the remaining elements of `cursor`.
-    public init<C: Cursor>(_ cursor: C) throws where C.Element == Element {
-        self.init()
-        try cursor.forEach { insert($0) }
-    }
-
-    /// Creates a set with the remaining elements of `cursor`.
-    public init<C: Cursor>(_ cursor: C, minimumCapacity: Int) throws where C.Element == Element {
-        self.init(minimumCapacity: minimumCapacity)
-        try cursor.forEach { insert($0) }
-    }
-}
-
-extension Dictionary {
-    /// Creates a dictionary grouping the elements of `cursor` by `keyForValue`.
-    public init<C: Cursor>(grouping cursor: C, by keyForValue: (C.Element) throws -> Key) throws where Value == [C.Element] {
-        self.init()
-        try cursor.forEach { element in
-            try self[keyForValue(element), default: []].append(element)
-        }
-    }
-
-    /// Creates a dictionary from the (key, value) pairs of `cursor`; duplicate keys are a
-    /// programmer error, as with Swift's initializer.
-    public init<C: Cursor>(uniqueKeysWithValues keysAndValues: C) throws where C.Element == (Key, Value) {
-        self.init()
-        try keysAndValues.forEach { key, value in
-            precondition(updateValue(value, forKey: key) == nil, "Duplicate key: \(key)")
-        }
-    }
-}
-
 // MARK: - Cursor types
 
 /// A type-erased cursor.

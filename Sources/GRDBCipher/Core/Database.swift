@@ -268,6 +268,37 @@ public final class Database {
     }
 
 
+    // MARK: - Limits and library
+
+    /// The version of the linked SQLite library, as an integer equal to `SQLITE_VERSION_NUMBER`
+    /// (3046001 for SQLite 3.46.1).
+    ///
+    /// ```swift
+    /// if Database.sqliteLibVersionNumber >= 3035000 {
+    ///     // RETURNING clauses are available
+    /// }
+    /// ```
+    ///
+    /// Related SQLite documentation: <https://www.sqlite.org/c3ref/libversion.html>
+    public static var sqliteLibVersionNumber: CInt {
+        sqlite3_libversion_number()
+    }
+
+    /// The maximum number of arguments accepted by an SQLite statement on this connection
+    /// (`SQLITE_LIMIT_VARIABLE_NUMBER`).
+    ///
+    /// ```swift
+    /// let ids: [Int64] = ...
+    /// for chunk in stride(from: 0, to: ids.count, by: db.maximumStatementArgumentCount) {
+    ///     ...
+    /// }
+    /// ```
+    ///
+    /// Related SQLite documentation: <https://www.sqlite.org/limits.html#max_variable_number>
+    public var maximumStatementArgumentCount: Int {
+        Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
+    }
+
     // MARK: - Statements
 
     /// Prepares a single statement. SQL with several statements is an error: use

@@ -9,6 +9,40 @@ public protocol DatabaseCursor<Element>: Cursor {
     var statement: Statement { get }
 }
 
+extension DatabaseCursor {
+    /// The SQL of the statement that feeds the cursor.
+    ///
+    /// ```swift
+    /// let names = try String.fetchCursor(db, sql: "SELECT name FROM player")
+    /// print(names.sql) // SELECT name FROM player
+    /// ```
+    public var sql: String { statement.sql }
+
+    /// The arguments of the statement that feeds the cursor.
+    ///
+    /// ```swift
+    /// let names = try String.fetchCursor(db, sql: "SELECT name FROM player WHERE score > ?", arguments: [100])
+    /// print(names.arguments) // [100]
+    /// ```
+    public var arguments: StatementArguments { statement.arguments }
+
+    /// The names of the columns of the statement that feeds the cursor, as SQLite names them.
+    ///
+    /// ```swift
+    /// let rows = try Row.fetchCursor(db, sql: "SELECT id, name FROM player")
+    /// print(rows.columnNames) // ["id", "name"]
+    /// ```
+    public var columnNames: [String] { statement.columnNames }
+
+    /// The number of columns of the statement that feeds the cursor.
+    ///
+    /// ```swift
+    /// let rows = try Row.fetchCursor(db, sql: "SELECT id, name FROM player")
+    /// print(rows.columnCount) // 2
+    /// ```
+    public var columnCount: Int { statement.columnCount }
+}
+
 /// The stepping shared by every statement cursor: it owns the iteration state and the live row
 /// that reads the statement, and releases the statement when done.
 final class StatementStepper {

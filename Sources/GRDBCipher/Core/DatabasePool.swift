@@ -242,6 +242,28 @@ public final class DatabasePool: DatabaseWriter {
         try writer.writeWithoutTransaction(updates)
     }
 
+    /// Runs operations inside a transaction of the writer connection, that they commit or roll
+    /// back by returning `.commit` or `.rollback`; an error rolls back and is rethrown.
+    ///
+    /// ```swift
+    /// try dbPool.writeInTransaction { db in
+    ///     try db.execute(sql: "UPDATE account SET balance = balance - 10 WHERE id = 1")
+    ///     try db.execute(sql: "UPDATE account SET balance = balance + 10 WHERE id = 2")
+    ///     return .commit
+    /// }
+    /// ```
+    ///
+    /// - parameter kind: The kind of transaction: `.deferred`, `.immediate` (the default when nil,
+    ///   for a pool), or `.exclusive`.
+    public func writeInTransaction(
+        _ kind: Database.TransactionKind? = nil,
+        _ updates: (Database) throws -> Database.TransactionCompletion) throws
+    {
+        try writer.checkedWriteWithoutTransaction { db in
+            try db.inTransaction(kind) { try updates(db) }
+        }
+    }
+
     /// Runs operations in the writer connection once every read has ended, and holds new reads
     /// until they return.
     ///

@@ -38,8 +38,15 @@ public final class DatabaseSnapshot: DatabaseSnapshotReader {
         connection.interrupt()
     }
 
-    public func read<T>(_ value: (Database) throws -> T) throws -> T {
-        try connection.sync(value)
+    /// Runs read-only database operations in the snapshot, and returns their result. Once the
+    /// snapshot is closed, `value` still runs and its statements throw SQLITE_MISUSE: the method
+    /// only throws what `value` throws.
+    ///
+    /// ```swift
+    /// let count = snapshot.read { db in try? Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player") }
+    /// ```
+    public func read<T>(_ value: (Database) throws -> T) rethrows -> T {
+        try connection.rethrowingSync(value)
     }
 
     public func read<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T {
@@ -50,8 +57,14 @@ public final class DatabaseSnapshot: DatabaseSnapshotReader {
         connection.asyncChecked(value)
     }
 
-    public func unsafeRead<T>(_ value: (Database) throws -> T) throws -> T {
-        try connection.sync(value)
+    /// Runs database operations in the snapshot, and returns their result; only throws what
+    /// `value` throws.
+    ///
+    /// ```swift
+    /// let names = try snapshot.unsafeRead { db in try String.fetchAll(db, sql: "SELECT name FROM player") }
+    /// ```
+    public func unsafeRead<T>(_ value: (Database) throws -> T) rethrows -> T {
+        try connection.rethrowingSync(value)
     }
 
     public func unsafeRead<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T {

@@ -105,119 +105,126 @@ extension SQL: ExpressibleByStringInterpolation {
         self.init(sql: value)
     }
 
-    public init(stringInterpolation: StringInterpolation) {
-        self.init(elements: stringInterpolation.elements)
+    public init(stringInterpolation sqlInterpolation: SQLInterpolation) {
+        self.init(elements: sqlInterpolation.elements)
+    }
+}
+
+/// The interpolations of SQL literals: `SQL`, `SQLRequest` and the `literal:` methods build
+/// their SQL and arguments from them.
+///
+/// ```swift
+/// let name = "O'Brien"
+/// let query: SQL = "SELECT * FROM player WHERE name = \(name)"
+/// // SELECT * FROM player WHERE name = ?, with the argument "O'Brien"
+/// ```
+public struct SQLInterpolation: StringInterpolationProtocol {
+    var elements: [SQL.Element] = []
+
+    public init(literalCapacity: Int, interpolationCount: Int) {
+        elements.reserveCapacity(2 * interpolationCount + 1)
     }
 
-    /// The interpolations SQL literals support.
-    public struct StringInterpolation: StringInterpolationProtocol {
-        var elements: [Element] = []
+    public mutating func appendLiteral(_ literal: String) {
+        elements.append(.sql(literal, StatementArguments()))
+    }
 
-        public init(literalCapacity: Int, interpolationCount: Int) {
-            elements.reserveCapacity(2 * interpolationCount + 1)
+    /// `\(value)`: a `?` parameter, or `NULL` for nil.
+    public mutating func appendInterpolation(_ value: (any DatabaseValueConvertible)?) {
+        if let value {
+            elements.append(.sql("?", [value]))
+        } else {
+            elements.append(.sql("NULL", StatementArguments()))
         }
+    }
 
-        public mutating func appendLiteral(_ literal: String) {
-            elements.append(.sql(literal, StatementArguments()))
-        }
+    /// `\(data)`: one `?` parameter bound to the blob (not a list of bytes).
+    public mutating func appendInterpolation(_ data: Data) {
+        elements.append(.sql("?", [data]))
+    }
 
-        /// `\(value)`: a `?` parameter, or `NULL` for nil.
-        public mutating func appendInterpolation(_ value: (any DatabaseValueConvertible)?) {
-            if let value {
-                elements.append(.sql("?", [value]))
-            } else {
-                elements.append(.sql("NULL", StatementArguments()))
-            }
-        }
+    /// `\(values)`: a parenthesized list of parameters, `(?,?,?)`.
+    public mutating func appendInterpolation<S: Sequence>(_ values: S) where S.Element: DatabaseValueConvertible {
+        let values = values.map { $0 as (any DatabaseValueConvertible)? }
+        let marks = Array(repeating: "?", count: values.count).joined(separator: ",")
+        elements.append(.sql("(\(marks))", StatementArguments(values)))
+    }
 
-        /// `\(data)`: one `?` parameter bound to the blob (not a list of bytes).
-        public mutating func appendInterpolation(_ data: Data) {
-            elements.append(.sql("?", [data]))
-        }
+    /// `\(sql: "raw text")`: raw SQL, with optional arguments.
+    public mutating func appendInterpolation(sql: String, arguments: StatementArguments = StatementArguments()) {
+        elements.append(.sql(sql, arguments))
+    }
 
-        /// `\(values)`: a parenthesized list of parameters, `(?,?,?)`.
-        public mutating func appendInterpolation<S: Sequence>(_ values: S) where S.Element: DatabaseValueConvertible {
-            let values = values.map { $0 as (any DatabaseValueConvertible)? }
-            let marks = Array(repeating: "?", count: values.count).joined(separator: ",")
-            elements.append(.sql("(\(marks))", StatementArguments(values)))
-        }
+    /// `\(literal)`: another SQL literal.
+    public mutating func appendInterpolation(_ sqlLiteral: SQL) {
+        elements.append(contentsOf: sqlLiteral.elements)
+    }
 
-        /// `\(sql: "raw text")`: raw SQL, with optional arguments.
-        public mutating func appendInterpolation(sql: String, arguments: StatementArguments = StatementArguments()) {
-            elements.append(.sql(sql, arguments))
-        }
+    /// `\(Column("name"))`, `\(expression)`: an expression, such as a column, rendered as
+    /// the query interface does (columns quoted, values as parameters).
+    public mutating func appendInterpolation(_ expressible: some SQLSpecificExpressible) {
+        elements.append(.expression(expressible.sqlExpression))
+    }
 
-        /// `\(literal)`: another SQL literal.
-        public mutating func appendInterpolation(_ sqlLiteral: SQL) {
-            elements.append(contentsOf: sqlLiteral.elements)
-        }
+    /// `\(selection)`: a result column.
+    public mutating func appendInterpolation(_ selection: SQLSelection) {
+        elements.append(.selection(selection))
+    }
 
-        /// `\(Column("name"))`, `\(expression)`: an expression, such as a column, rendered as
-        /// the query interface does (columns quoted, values as parameters).
-        public mutating func appendInterpolation(_ expressible: some SQLSpecificExpressible) {
-            elements.append(.expression(expressible.sqlExpression))
-        }
+    /// `\(ordering)`: an ordering term, such as `Column("score").desc`.
+    public mutating func appendInterpolation(_ ordering: SQLOrdering) {
+        elements.append(.ordering(ordering))
+    }
 
-        /// `\(selection)`: a result column.
-        public mutating func appendInterpolation(_ selection: SQLSelection) {
-            elements.append(.selection(selection))
-        }
+    /// `\(request)`: a subquery, without parentheses: `SELECT ...`.
+    public mutating func appendInterpolation(_ subquery: some SQLSubqueryable) {
+        elements.append(.subquery(subquery.sqlSubquery))
+    }
 
-        /// `\(ordering)`: an ordering term, such as `Column("score").desc`.
-        public mutating func appendInterpolation(_ ordering: SQLOrdering) {
-            elements.append(.ordering(ordering))
-        }
+    /// `\(Player.self)`: the quoted table name of a record type.
+    public mutating func appendInterpolation(_ table: (some TableRecord).Type) {
+        elements.append(.sql(table.databaseTableName.quotedDatabaseIdentifier, StatementArguments()))
+    }
 
-        /// `\(request)`: a subquery, without parentheses: `SELECT ...`.
-        public mutating func appendInterpolation(_ subquery: some SQLSubqueryable) {
-            elements.append(.subquery(subquery.sqlSubquery))
-        }
+    /// `\(identifier: name)`: a quoted identifier.
+    public mutating func appendInterpolation(identifier: String) {
+        elements.append(.sql(identifier.quotedDatabaseIdentifier, StatementArguments()))
+    }
 
-        /// `\(Player.self)`: the quoted table name of a record type.
-        public mutating func appendInterpolation(_ table: (some TableRecord).Type) {
-            elements.append(.sql(table.databaseTableName.quotedDatabaseIdentifier, StatementArguments()))
-        }
-
-        /// `\(identifier: name)`: a quoted identifier.
-        public mutating func appendInterpolation(identifier: String) {
-            elements.append(.sql(identifier.quotedDatabaseIdentifier, StatementArguments()))
-        }
-
-        /// `\(columnsOf: Player.self)`: the columns selected by a record type, qualified with
-        /// the table name, or with `tableAlias` when given: `"player".*`, or
-        /// `"p"."id", "p"."name"` for a record with a custom `databaseSelection`.
-        ///
-        /// ```swift
-        /// let request: SQLRequest<Row> = """
-        ///     SELECT \(columnsOf: Player.self), \(columnsOf: Team.self)
-        ///     FROM player JOIN team ON team.id = player.teamId
-        ///     """
-        /// // SELECT "player".*, "team".* FROM ...
-        /// ```
-        public mutating func appendInterpolation(columnsOf recordType: (some TableRecord).Type, tableAlias: String? = nil) {
-            let qualifier = (tableAlias ?? recordType.databaseTableName).quotedDatabaseIdentifier
-            let selections = recordType.databaseSelection.map(\.sqlSelection)
-            for (index, selection) in selections.enumerated() {
-                if index > 0 { elements.append(.sql(", ", StatementArguments())) }
-                switch selection.kind {
-                case .allColumns:
-                    elements.append(.sql("\(qualifier).*", StatementArguments()))
-                case .expression(let expression):
-                    if case .column(let name) = expression.kind {
-                        elements.append(.sql("\(qualifier).\(name.quotedDatabaseIdentifier)", StatementArguments()))
-                    } else {
-                        elements.append(.selection(selection))
-                    }
-                default:
+    /// `\(columnsOf: Player.self)`: the columns selected by a record type, qualified with
+    /// the table name, or with `tableAlias` when given: `"player".*`, or
+    /// `"p"."id", "p"."name"` for a record with a custom `databaseSelection`.
+    ///
+    /// ```swift
+    /// let request: SQLRequest<Row> = """
+    ///     SELECT \(columnsOf: Player.self), \(columnsOf: Team.self)
+    ///     FROM player JOIN team ON team.id = player.teamId
+    ///     """
+    /// // SELECT "player".*, "team".* FROM ...
+    /// ```
+    public mutating func appendInterpolation(columnsOf recordType: (some TableRecord).Type, tableAlias: String? = nil) {
+        let qualifier = (tableAlias ?? recordType.databaseTableName).quotedDatabaseIdentifier
+        let selections = recordType.databaseSelection.map(\.sqlSelection)
+        for (index, selection) in selections.enumerated() {
+            if index > 0 { elements.append(.sql(", ", StatementArguments())) }
+            switch selection.kind {
+            case .allColumns:
+                elements.append(.sql("\(qualifier).*", StatementArguments()))
+            case .expression(let expression):
+                if case .column(let name) = expression.kind {
+                    elements.append(.sql("\(qualifier).\(name.quotedDatabaseIdentifier)", StatementArguments()))
+                } else {
                     elements.append(.selection(selection))
                 }
+            default:
+                elements.append(.selection(selection))
             }
         }
+    }
 
-        /// `\(literal: literal)`: another SQL literal.
-        public mutating func appendInterpolation(literal sqlLiteral: SQL) {
-            elements.append(contentsOf: sqlLiteral.elements)
-        }
+    /// `\(literal: literal)`: another SQL literal.
+    public mutating func appendInterpolation(literal sqlLiteral: SQL) {
+        elements.append(contentsOf: sqlLiteral.elements)
     }
 }
 

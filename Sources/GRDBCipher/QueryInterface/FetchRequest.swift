@@ -124,8 +124,8 @@ extension SQLRequest: ExpressibleByStringLiteral, ExpressibleByUnicodeScalarLite
 }
 
 extension SQLRequest: ExpressibleByStringInterpolation {
-    public init(stringInterpolation: SQL.StringInterpolation) {
-        self.init(literal: SQL(stringInterpolation: stringInterpolation))
+    public init(stringInterpolation sqlInterpolation: SQLInterpolation) {
+        self.init(literal: SQL(stringInterpolation: sqlInterpolation))
     }
 }
 

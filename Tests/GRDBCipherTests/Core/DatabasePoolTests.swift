@@ -171,7 +171,61 @@ struct DatabasePoolTests {
         #expect(try dbPool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM t") } == 0)
         expectDatabaseError(.SQLITE_READONLY) { try snapshot.read { try $0.execute(sql: "DELETE FROM t") } }
         try snapshot.close()
-        expectDatabaseError(.SQLITE_MISUSE) { _ = try snapshot.read { _ in 1 } }
+        // GRDB's rethrowing signature: once closed, the closure runs and its statements throw.
+        expectDatabaseError(.SQLITE_MISUSE) { _ = try snapshot.read { try Int.fetchOne($0, sql: "SELECT 1") } }
+    }
+
+    @Test func snapshotReadsRethrow() throws {
+        let test = try TestPool()
+        let dbPool = test.dbPool
+        try dbPool.write { try $0.execute(sql: "CREATE TABLE t(a); INSERT INTO t VALUES (1), (2)") }
+        let snapshot = try dbPool.makeSnapshot()
+        // A closure that does not throw: no `try` needed.
+        let description = snapshot.read { $0.description }
+        #expect(description.contains("snapshot"))
+        let count = snapshot.unsafeRead { db in (try? Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t")) ?? -1 }
+        #expect(count == 2)
+        // An error of the closure comes out as it is.
+        struct Refusal: Error {}
+        #expect(throws: Refusal.self) { try snapshot.read { _ in throw Refusal() } }
+        #expect(throws: Refusal.self) { try snapshot.unsafeRead { _ in throw Refusal() } }
+        expectDatabaseError(.SQLITE_ERROR) { _ = try snapshot.unsafeRead { try Row.fetchAll($0, sql: "SELECT * FROM missing") } }
+    }
+
+    @Test func writeInTransactionCommitsOrRollsBack() throws {
+        let test = try TestPool()
+        let dbPool = test.dbPool
+        let recorder = SQLRecorder()
+        try dbPool.writeWithoutTransaction { db in
+            try db.execute(sql: "CREATE TABLE account(id INTEGER PRIMARY KEY, balance INTEGER NOT NULL CHECK (balance >= 0))")
+            try db.execute(sql: "INSERT INTO account VALUES (1, 100), (2, 0)")
+            recorder.record(db)
+        }
+        try dbPool.writeInTransaction { db in
+            try db.execute(sql: "UPDATE account SET balance = balance - 30 WHERE id = 1")
+            try db.execute(sql: "UPDATE account SET balance = balance + 30 WHERE id = 2")
+            return .commit
+        }
+        #expect(recorder.sql.first == "BEGIN IMMEDIATE TRANSACTION")
+        #expect(recorder.sql.last == "COMMIT TRANSACTION")
+        try dbPool.writeInTransaction(.exclusive) { db in
+            try db.execute(sql: "UPDATE account SET balance = 0")
+            return .rollback
+        }
+        #expect(recorder.sql.contains("BEGIN EXCLUSIVE TRANSACTION"))
+        // A failed statement rolls back the whole transaction and is rethrown.
+        expectDatabaseError(.SQLITE_CONSTRAINT_CHECK) {
+            try dbPool.writeInTransaction(.deferred) { db in
+                try db.execute(sql: "UPDATE account SET balance = balance + 500 WHERE id = 2")
+                try db.execute(sql: "UPDATE account SET balance = balance - 500 WHERE id = 1")
+                return .commit
+            }
+        }
+        #expect(recorder.sql.contains("BEGIN DEFERRED TRANSACTION"))
+        let balances = try dbPool.read { try Int.fetchAll($0, sql: "SELECT balance FROM account ORDER BY id") }
+        #expect(balances == [70, 30])
+        try dbPool.close()
+        expectDatabaseError(.SQLITE_MISUSE) { try dbPool.writeInTransaction { _ in .commit } }
     }
 
     @Test func reentrantReadUsesTheCurrentConnection() throws {
