@@ -186,6 +186,69 @@ public struct SQLInterpolation: StringInterpolationProtocol {
         elements.append(.sql(table.databaseTableName.quotedDatabaseIdentifier, StatementArguments()))
     }
 
+    /// `\(table)`: the quoted name of a `Table`.
+    ///
+    /// ```swift
+    /// let player = Table("player")
+    /// let query: SQL = "SELECT COUNT(*) FROM \(player)" // SELECT COUNT(*) FROM "player"
+    /// ```
+    public mutating func appendInterpolation<T>(_ table: Table<T>) {
+        elements.append(.sql(table.tableName.quotedDatabaseIdentifier, StatementArguments()))
+    }
+
+    /// `\(recordType)`: the quoted table name of a record type known only at run time.
+    public mutating func appendInterpolation(_ table: any TableRecord.Type) {
+        elements.append(.sql(table.databaseTableName.quotedDatabaseIdentifier, StatementArguments()))
+    }
+
+    /// `\(tableOf: record)`: the quoted table name of a record's type.
+    ///
+    /// ```swift
+    /// let query: SQL = "DELETE FROM \(tableOf: player) WHERE id = \(player.id)"
+    /// ```
+    public mutating func appendInterpolation(tableOf record: some TableRecord) {
+        appendInterpolation(type(of: record))
+    }
+
+    /// `\(tableOf: record)`: the quoted table name of a record's type.
+    public mutating func appendInterpolation(tableOf record: any TableRecord) {
+        appendInterpolation(type(of: record) as any TableRecord.Type)
+    }
+
+    /// `\(key)`: the quoted column name of a coding key.
+    ///
+    /// ```swift
+    /// let query: SQL = "SELECT \(CodingKeys.name) FROM player" // SELECT "name" FROM player
+    /// ```
+    public mutating func appendInterpolation(_ key: some CodingKey) {
+        elements.append(.sql(key.stringValue.quotedDatabaseIdentifier, StatementArguments()))
+    }
+
+    /// `\(key)`: a coding key that is also a column (`enum CodingKeys: String, CodingKey,
+    /// ColumnExpression`), rendered as the column.
+    public mutating func appendInterpolation(_ key: some CodingKey & SQLSpecificExpressible) {
+        elements.append(.expression(key.sqlExpression))
+    }
+
+    /// `\(key)`: the quoted column name of a coding key.
+    public mutating func appendInterpolation(_ key: any CodingKey) {
+        elements.append(.sql(key.stringValue.quotedDatabaseIdentifier, StatementArguments()))
+    }
+
+    /// `\(collation)`: the name of a built-in collation, in `COLLATE \(…)`.
+    public mutating func appendInterpolation(_ collation: Database.CollationName) {
+        elements.append(.sql(collation.rawValue, StatementArguments()))
+    }
+
+    /// `\(collation)`: the name of a custom collation, in `COLLATE \(…)`.
+    ///
+    /// ```swift
+    /// let query: SQL = "SELECT * FROM city ORDER BY name COLLATE \(DatabaseCollation.localizedCompare)"
+    /// ```
+    public mutating func appendInterpolation(_ collation: DatabaseCollation) {
+        elements.append(.sql(collation.name, StatementArguments()))
+    }
+
     /// `\(identifier: name)`: a quoted identifier.
     public mutating func appendInterpolation(identifier: String) {
         elements.append(.sql(identifier.quotedDatabaseIdentifier, StatementArguments()))

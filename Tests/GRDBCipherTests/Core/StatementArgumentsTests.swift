@@ -112,6 +112,35 @@ struct StatementArgumentsTests {
         }
     }
 
+    @Test func tablesKeysAndCollationsInterpolate() throws {
+        struct Tree: TableRecord, Codable {
+            var species: String
+            enum CodingKeys: String, CodingKey { case species }
+        }
+        let test = try TestDatabase()
+        try test.dbQueue.write { (db: Database) throws in
+            try db.execute(sql: "CREATE TABLE tree(species TEXT); INSERT INTO tree VALUES ('oak'), ('Ash'), ('elm')")
+            let recordType: any TableRecord.Type = Tree.self
+            let someKey: any CodingKey = Tree.CodingKeys.species
+            let literal: SQL = """
+                SELECT \(Tree.CodingKeys.species), \(someKey) FROM \(Table<Row>("tree")) \
+                WHERE \(Tree.CodingKeys.species) IN (SELECT species FROM \(recordType)) \
+                AND \(tableOf: Tree(species: "x")).species IS NOT NULL \
+                ORDER BY \(Tree.CodingKeys.species) COLLATE \(DatabaseCollation.caseInsensitiveCompare), 1 COLLATE \(Database.CollationName.nocase)
+                """
+            let (sql, arguments) = try literal.build(db)
+            #expect(sql == """
+                SELECT "species", "species" FROM "tree" WHERE "species" IN (SELECT species FROM "tree") \
+                AND "tree".species IS NOT NULL ORDER BY "species" COLLATE swiftCaseInsensitiveCompare, 1 COLLATE NOCASE
+                """)
+            #expect(arguments.isEmpty)
+            #expect(try String.fetchAll(db, SQLRequest(literal: literal)) == ["Ash", "elm", "oak"])
+            // A coding key that is also a column.
+            enum Keys: String, CodingKey, ColumnExpression { case species }
+            #expect(try SQL("SELECT \(Keys.species) FROM tree").build(db).sql == "SELECT \"species\" FROM tree")
+        }
+    }
+
     /// A reused statement bound from array literals (the W4 benchmark's path): every kind of
     /// value, NULLs, named parameters given positional values, and wrong counts refused without
     /// touching what the statement had bound.
