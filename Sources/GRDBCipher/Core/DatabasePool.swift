@@ -220,7 +220,7 @@ public final class DatabasePool: DatabaseWriter {
                 db = try dbResult.get()
                 try db.beginTransaction(.deferred)
                 // A read makes the transaction take its snapshot of the database now.
-                _ = try Row.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master LIMIT 1")
+                try db.fixSnapshot()
             } catch {
                 isolated.signal()
                 value(.failure(error))
@@ -360,41 +360,5 @@ public final class DatabasePool: DatabaseWriter {
         }
         return try DatabaseSnapshot(connection: Self.openReadOnlyConnection(
             path: path, configuration: configuration, label: "\(label).snapshot.\(number)", keyCache: keyCache))
-    }
-}
-
-extension Database {
-    /// Sets the WAL journal mode, and makes sure the `-wal` and `-shm` files exist and the WAL is
-    /// not empty: read-only connections can then open the database, and snapshots be taken,
-    /// before the first real write.
-    func setUpWALMode() throws {
-        let mode = try String.fetchOne(self, sql: "PRAGMA journal_mode = WAL")
-        guard mode?.lowercased() == "wal" else {
-            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "could not activate the WAL mode at path: \(path)")
-        }
-        let walPath = path + "-wal"
-        let walSize = (try? FileManager.default.attributesOfItem(atPath: walPath)[.size] as? Int) ?? nil
-        if walSize ?? 0 == 0 {
-            // A write that changes nothing: the header page goes to the WAL.
-            try inTransaction(.immediate) {
-                let version = try Int.fetchOne(self, sql: "PRAGMA user_version") ?? 0
-                try execute(sql: "PRAGMA user_version = \(version)")
-                return .commit
-            }
-        }
-    }
-
-    /// Runs `body` in a deferred transaction, which gives it a stable view of the database.
-    ///
-    /// - parameter snapshotNow: whether the transaction reads the database at once, so that it
-    ///   sees the database as it is when `body` starts, not as it is at its first query (a
-    ///   pool's reader: the writer may commit meanwhile).
-    func isolated<T>(snapshotNow: Bool = true, _ body: () throws -> T) throws -> T {
-        try withOwnedTransaction(.deferred) {
-            if snapshotNow {
-                _ = try Row.fetchOne(self, sql: "SELECT rootpage FROM sqlite_master LIMIT 1")
-            }
-            return (try body(), true)
-        }
     }
 }

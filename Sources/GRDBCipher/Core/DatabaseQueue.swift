@@ -1,15 +1,6 @@
 import Dispatch
 import Foundation
 
-extension Database {
-    /// A read access of a queue: a read-only section, in a deferred transaction.
-    func isolatedReadOnly<T>(_ body: () throws -> T) throws -> T {
-        try readOnly {
-            try isolated(snapshotNow: false, body)
-        }
-    }
-}
-
 /// A database connection that serializes all accesses: one at a time, in order.
 ///
 /// ```swift

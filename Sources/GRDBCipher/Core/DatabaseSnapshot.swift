@@ -26,7 +26,7 @@ public final class DatabaseSnapshot: DatabaseSnapshotReader {
         try connection.sync { db in
             try db.beginTransaction(.deferred)
             // The first read fixes the snapshot.
-            _ = try Row.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master LIMIT 1")
+            try db.fixSnapshot()
         }
     }
 
