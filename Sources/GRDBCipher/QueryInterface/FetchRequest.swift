@@ -12,6 +12,9 @@ public protocol TypedRequest<RowDecoder> {
 /// let count = try request.fetchCount(db)
 /// ```
 public protocol FetchRequest<RowDecoder>: SQLSubqueryable, TypedRequest {
+    /// The type fetched: `Row`, a value type, or a record type.
+    associatedtype RowDecoder
+
     /// Returns the prepared statement that runs the request. `singleResult` tells that one
     /// row is wanted, so that the request may add `LIMIT 1`.
     func makePreparedRequest(_ db: Database, forSingleResult singleResult: Bool) throws -> PreparedRequest
@@ -391,5 +394,49 @@ extension FetchableRecord where Self: Hashable {
     public static func fetchSet(_ db: Database, _ request: some FetchRequest) throws -> Set<Self> {
         let prepared = try request.makePreparedRequest(db, forSingleResult: false)
         return try fetchSet(prepared.statement, adapter: prepared.adapter)
+    }
+}
+
+// MARK: - AnyFetchRequest
+
+/// A type-erased ``FetchRequest``: requests of different types, stored in one variable or
+/// returned by one function.
+///
+/// ```swift
+/// func bestPlayers(fromTeam team: String?) -> AnyFetchRequest<Player> {
+///     if let team {
+///         return AnyFetchRequest(Player.filter(Column("team") == team).order(Column("score").desc))
+///     }
+///     return AnyFetchRequest(SQLRequest<Player>(sql: "SELECT * FROM player ORDER BY score DESC"))
+/// }
+/// let players = try bestPlayers(fromTeam: "red").fetchAll(db)
+/// ```
+public struct AnyFetchRequest<RowDecoder>: FetchRequest, @unchecked Sendable {
+    // Unchecked: the wrapped request is a value the initializer received; GRDB's requests
+    // are Sendable, and the box never mutates it.
+    private let request: any FetchRequest
+
+    /// Wraps a request.
+    public init(_ request: some FetchRequest<RowDecoder>) {
+        self.request = request
+    }
+
+    private init(erased request: any FetchRequest) {
+        self.request = request
+    }
+
+    /// The same request, fetching another type.
+    public func asRequest<T>(of type: T.Type) -> AnyFetchRequest<T> {
+        AnyFetchRequest<T>(erased: request)
+    }
+
+    public var sqlSubquery: SQLSubquery { request.sqlSubquery }
+
+    public func makePreparedRequest(_ db: Database, forSingleResult singleResult: Bool = false) throws -> PreparedRequest {
+        try request.makePreparedRequest(db, forSingleResult: singleResult)
+    }
+
+    public func fetchCount(_ db: Database) throws -> Int {
+        try request.fetchCount(db)
     }
 }

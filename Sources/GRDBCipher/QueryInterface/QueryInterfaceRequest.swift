@@ -107,8 +107,13 @@ extension QueryInterfaceRequest {
     /// Player.all().annotated(with: (Column("score") + Column("bonus")).forKey("total"))
     /// ```
     public func annotated(with selection: [any SQLSelectable]) -> Self {
+        let selection = selection.map(\.sqlSelection)
         var request = self
-        request.query.selection.append(contentsOf: selection.map(\.sqlSelection))
+        if let deferred = query.deferredSelection {
+            request.query.deferredSelection = DatabasePromise { db in try deferred.resolve(db) + selection }
+        } else {
+            request.query.selection.append(contentsOf: selection)
+        }
         return request
     }
 
@@ -203,7 +208,7 @@ extension QueryInterfaceRequest {
     /// Filters groups: `HAVING`, added to the previous conditions with `AND`.
     public func having(_ predicate: some SQLExpressible) -> Self {
         var request = self
-        request.query.havings.append(predicate.sqlExpression)
+        request.query.havings.append(DatabasePromise(value: predicate.sqlExpression))
         return request
     }
 
@@ -307,7 +312,16 @@ extension QueryInterfaceRequest {
     /// let players = Player.filter(Column("teamId") == teamAlias[Column("id")])
     /// let teams = Team.all().aliased(teamAlias).filter(players.exists())
     /// ```
-    public func aliased(_ alias: TableAlias) -> Self {
+    public func aliased(_ alias: TableAlias<RowDecoder>) -> Self {
+        aliased(base: alias)
+    }
+
+    /// Names the request's table with an alias bound to no record type.
+    public func aliased(_ alias: TableAlias<Void>) -> Self {
+        aliased(base: alias)
+    }
+
+    func aliased(base alias: TableAliasBase) -> Self {
         var request = self
         request.query.alias = alias
         return request
@@ -398,7 +412,7 @@ extension QueryInterfaceRequest: FetchRequest {
     }
 
     /// The conflict resolution of the record type's updates, or abort.
-    private var defaultUpdateConflictResolution: Database.ConflictResolution {
+    var defaultUpdateConflictResolution: Database.ConflictResolution {
         if let recordType = RowDecoder.self as? any MutablePersistableRecord.Type {
             return recordType.persistenceConflictPolicy.conflictResolutionForUpdate
         }

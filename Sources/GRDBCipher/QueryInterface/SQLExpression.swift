@@ -77,7 +77,7 @@ public struct SQLExpression: SQLSpecificExpressible, Sendable {
         /// A column of the request's table.
         case column(String)
         /// A column of an explicit table alias.
-        case qualifiedColumn(String, TableAlias)
+        case qualifiedColumn(String, TableAliasBase)
         /// A column never qualified.
         case detachedColumn(String)
         /// Raw SQL.
@@ -243,7 +243,7 @@ extension SQLExpression {
     }
 
     /// The same expression, with the columns of the request's table qualified by `alias`.
-    func qualified(with alias: TableAlias) -> SQLExpression {
+    func qualified(with alias: TableAliasBase) -> SQLExpression {
         switch kind {
         case .column(let name):
             return SQLExpression(.qualifiedColumn(name, alias))
@@ -282,7 +282,7 @@ extension SQLExpression {
 
     /// The column compared for equality with a non-NULL value, if the expression is such a
     /// comparison on a column of the request's table (`"id" = ?`).
-    func equalityColumn(alias: TableAlias) -> String? {
+    func equalityColumn(alias: TableAliasBase) -> String? {
         guard case let .binary(.equal, lhs, rhs) = kind else { return nil }
         func column(_ expression: SQLExpression) -> String? {
             switch expression.kind {

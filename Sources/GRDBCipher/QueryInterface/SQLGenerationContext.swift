@@ -11,7 +11,7 @@ struct SQLGenerationContext {
     /// Names given so far, lowercased.
     private var takenNames: Set<String> = []
     /// The aliases of the SELECTs being generated, outermost first.
-    private var scopes: [TableAlias] = []
+    private var scopes: [TableAliasBase] = []
     /// Aliases that must not take their table name, because a subquery refers to an outer
     /// alias of the same name.
     private var renamedAliases: Set<ObjectIdentifier> = []
@@ -22,7 +22,7 @@ struct SQLGenerationContext {
     var inlinesValues = false
 
     /// The alias of the innermost SELECT, and whether its columns are qualified.
-    var currentAlias: TableAlias?
+    var currentAlias: TableAliasBase?
     var qualifiesCurrentColumns = false
 
     init(_ db: Database) {
@@ -69,7 +69,7 @@ struct SQLGenerationContext {
 
     /// The name of an alias in the statement, resolved the first time: the user's name, or the
     /// table name (numbered when the alias must be told apart from an outer one).
-    mutating func name(of alias: TableAlias, tableName: String) -> String {
+    mutating func name(of alias: TableAliasBase, tableName: String) -> String {
         let id = ObjectIdentifier(alias)
         if let name = aliasNames[id] { return name }
         var name = alias.userName ?? tableName
@@ -85,17 +85,17 @@ struct SQLGenerationContext {
     }
 
     /// The table of an alias (nil: the current SELECT's), once the alias is named.
-    func tableName(of alias: TableAlias?) -> String? {
+    func tableName(of alias: TableAliasBase?) -> String? {
         guard let alias = alias ?? currentAlias else { return nil }
         return aliasTables[ObjectIdentifier(alias)]
     }
 
-    func resolvedName(of alias: TableAlias) -> String? {
+    func resolvedName(of alias: TableAliasBase) -> String? {
         aliasNames[ObjectIdentifier(alias)]
     }
 
     /// Enters a SELECT whose table is `alias`.
-    mutating func enterScope(_ alias: TableAlias) {
+    mutating func enterScope(_ alias: TableAliasBase) {
         scopes.append(alias)
     }
 
@@ -104,12 +104,12 @@ struct SQLGenerationContext {
     }
 
     /// Marks an alias to be numbered when its SELECT is generated again.
-    mutating func rename(_ alias: TableAlias) {
+    mutating func rename(_ alias: TableAliasBase) {
         renamedAliases.insert(ObjectIdentifier(alias))
     }
 
     /// Records the inner aliases that hide `alias`, when a column refers to it.
-    private mutating func noticeReference(to alias: TableAlias, name: String) {
+    private mutating func noticeReference(to alias: TableAliasBase, name: String) {
         guard let position = scopes.lastIndex(where: { $0 === alias }) else { return }
         for inner in scopes[(position + 1)...] where resolvedName(of: inner)?.lowercased() == name.lowercased() {
             shadowingAliases.insert(ObjectIdentifier(inner))
@@ -118,13 +118,13 @@ struct SQLGenerationContext {
 
     /// The SQL of a column: qualified when it belongs to another table than the current SELECT's,
     /// or when the current SELECT qualifies its columns.
-    mutating func columnSQL(_ name: String, alias: TableAlias?) -> String {
+    mutating func columnSQL(_ name: String, alias: TableAliasBase?) -> String {
         qualifier(alias) + name.quotedDatabaseIdentifier
     }
 
     /// `"alias".` when columns of this alias (nil: the current SELECT's table) are qualified,
     /// or the empty string.
-    mutating func qualifier(_ alias: TableAlias?) -> String {
+    mutating func qualifier(_ alias: TableAliasBase?) -> String {
         guard let alias = alias ?? currentAlias else { return "" }
         if alias === currentAlias && !qualifiesCurrentColumns { return "" }
         // An alias used by no table of the statement stays unqualified: SQLite then reports

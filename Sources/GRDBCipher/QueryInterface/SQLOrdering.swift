@@ -39,7 +39,7 @@ public struct SQLOrdering: SQLOrderingTerm, Sendable {
         }
     }
 
-    func qualified(with alias: TableAlias) -> SQLOrdering {
+    func qualified(with alias: TableAliasBase) -> SQLOrdering {
         switch kind {
         case .expression(let expression): return SQLOrdering(kind: .expression(expression.qualified(with: alias)))
         case .asc(let expression): return SQLOrdering(kind: .asc(expression.qualified(with: alias)))

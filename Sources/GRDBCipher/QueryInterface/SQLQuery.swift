@@ -25,14 +25,14 @@ struct SQLCTE: Sendable {
 /// `WITH ... SELECT ... FROM ... WHERE ... GROUP BY ... HAVING ... ORDER BY ... LIMIT ...`.
 struct SQLQuery: Sendable {
     var tableName: String
-    var alias: TableAlias
+    var alias: TableAliasBase
     var selection: [SQLSelection]
     /// A selection that needs the database (the primary key), replacing `selection`.
     var deferredSelection: DatabasePromise<[SQLSelection]>?
     var isDistinct = false
     var filters: [DatabasePromise<SQLExpression>] = []
     var grouping: DatabasePromise<[SQLExpression]>?
-    var havings: [SQLExpression] = []
+    var havings: [DatabasePromise<SQLExpression>] = []
     var ordering: DatabasePromise<[SQLOrdering]>?
     var isReversed = false
     var limit: (limit: Int, offset: Int?)?
@@ -40,7 +40,7 @@ struct SQLQuery: Sendable {
 
     init(tableName: String, selection: [SQLSelection]) {
         self.tableName = tableName
-        self.alias = TableAlias()
+        self.alias = TableAlias<Void>()
         self.selection = selection
     }
 
@@ -144,7 +144,8 @@ struct SQLQuery: Sendable {
             }
         }
         if !havings.isEmpty {
-            sql += try " HAVING \(SQLExpression.associative(.and, havings).sql(&context))"
+            let predicates = try havings.map { try $0.resolve(context.db) }
+            sql += try " HAVING \(SQLExpression.associative(.and, predicates).sql(&context))"
         }
         return sql
     }
@@ -245,19 +246,33 @@ struct SQLQuery: Sendable {
         return sql
     }
 
-    func deleteSQL(_ context: inout SQLGenerationContext) throws -> String {
+    /// `DELETE FROM ... WHERE ...`, followed by `RETURNING <returning>` unless `returning` is
+    /// empty.
+    func deleteSQL(_ context: inout SQLGenerationContext, returning: [SQLSelection] = []) throws -> String {
         try withScope(&context) { context, aliasName in
             var sql = try withClause(&context)
             sql += "DELETE FROM \(tableName.quotedDatabaseIdentifier)"
             if aliasName != tableName { sql += " AS \(aliasName.quotedDatabaseIdentifier)" }
-            return try sql + modificationTailSQL(&context)
+            sql += try modificationTailSQL(&context)
+            return try sql + returningSQL(&context, returning)
         }
     }
 
-    func updateSQL(_ context: inout SQLGenerationContext, conflictResolution: Database.ConflictResolution, assignments: [ColumnAssignment]) throws -> String {
+    /// `UPDATE ... SET ... WHERE ...`, followed by `RETURNING <returning>` unless `returning`
+    /// is empty.
+    func updateSQL(
+        _ context: inout SQLGenerationContext, conflictResolution: Database.ConflictResolution,
+        assignments: [ColumnAssignment], returning: [SQLSelection] = []) throws -> String
+    {
         try withScope(&context) { context, aliasName in
-            try updateSQL(&context, aliasName: aliasName, conflictResolution: conflictResolution, assignments: assignments)
+            let sql = try updateSQL(&context, aliasName: aliasName, conflictResolution: conflictResolution, assignments: assignments)
+            return try sql + returningSQL(&context, returning)
         }
+    }
+
+    private func returningSQL(_ context: inout SQLGenerationContext, _ selection: [SQLSelection]) throws -> String {
+        if selection.isEmpty { return "" }
+        return try " RETURNING " + selection.selectionSQL(&context)
     }
 
     private func updateSQL(_ context: inout SQLGenerationContext, aliasName: String, conflictResolution: Database.ConflictResolution, assignments: [ColumnAssignment]) throws -> String {

@@ -13,7 +13,11 @@ public struct Table<RowDecoder>: Sendable {
     public var tableName: String
 
     /// Creates a table that fetches `RowDecoder`.
-    public init(_ tableName: String, type: RowDecoder.Type = RowDecoder.self) {
+    ///
+    /// ```swift
+    /// let playerTable = Table<Player>("player")
+    /// ```
+    public init(_ tableName: String) {
         self.tableName = tableName
     }
 
@@ -31,6 +35,12 @@ public struct Table<RowDecoder>: Sendable {
     public func select(literal sqlLiteral: SQL) -> QueryInterfaceRequest<RowDecoder> { all().select(literal: sqlLiteral) }
     public func selectPrimaryKey<T>(as type: T.Type = T.self) -> QueryInterfaceRequest<T> { all().selectPrimaryKey(as: type) }
     public func annotated(with selection: any SQLSelectable...) -> QueryInterfaceRequest<RowDecoder> { all().annotated(with: selection) }
+    public func annotated(with selection: [any SQLSelectable]) -> QueryInterfaceRequest<RowDecoder> { all().annotated(with: selection) }
+    public func select<T>(literal sqlLiteral: SQL, as type: T.Type = T.self) -> QueryInterfaceRequest<T> { all().select(literal: sqlLiteral, as: type) }
+    public func select<T>(sql: String, arguments: StatementArguments = StatementArguments(), as type: T.Type = T.self) -> QueryInterfaceRequest<T> {
+        all().select(sql: sql, arguments: arguments, as: type)
+    }
+    public func order(literal sqlLiteral: SQL) -> QueryInterfaceRequest<RowDecoder> { all().order(literal: sqlLiteral) }
     public func filter(_ predicate: some SQLExpressible) -> QueryInterfaceRequest<RowDecoder> { all().filter(predicate) }
     public func filter(sql: String, arguments: StatementArguments = StatementArguments()) -> QueryInterfaceRequest<RowDecoder> { all().filter(sql: sql, arguments: arguments) }
     public func filter(literal sqlLiteral: SQL) -> QueryInterfaceRequest<RowDecoder> { all().filter(literal: sqlLiteral) }
@@ -43,7 +53,8 @@ public struct Table<RowDecoder>: Sendable {
     public func order(sql: String, arguments: StatementArguments = StatementArguments()) -> QueryInterfaceRequest<RowDecoder> { all().order(sql: sql, arguments: arguments) }
     public func orderByPrimaryKey() -> QueryInterfaceRequest<RowDecoder> { all().orderByPrimaryKey() }
     public func limit(_ limit: Int, offset: Int? = nil) -> QueryInterfaceRequest<RowDecoder> { all().limit(limit, offset: offset) }
-    public func aliased(_ alias: TableAlias) -> QueryInterfaceRequest<RowDecoder> { all().aliased(alias) }
+    public func aliased(_ alias: TableAlias<RowDecoder>) -> QueryInterfaceRequest<RowDecoder> { all().aliased(alias) }
+    public func aliased(_ alias: TableAlias<Void>) -> QueryInterfaceRequest<RowDecoder> { all().aliased(alias) }
     public func with<T>(_ cte: CommonTableExpression<T>) -> QueryInterfaceRequest<RowDecoder> { all().with(cte) }
 
     /// The number of rows: `SELECT COUNT(*) FROM "table"`.
@@ -173,6 +184,32 @@ extension Table where RowDecoder: FetchableRecord {
     public func fetchCursor(_ db: Database) throws -> RecordCursor<RowDecoder> { try all().fetchCursor(db) }
     public func fetchAll(_ db: Database) throws -> [RowDecoder] { try all().fetchAll(db) }
     public func fetchOne(_ db: Database) throws -> RowDecoder? { try all().fetchOne(db) }
+}
+
+extension Table where RowDecoder: DatabaseValueConvertible {
+    /// All values of the table's single selected column.
+    ///
+    /// ```swift
+    /// let names = try Table<String>("name").fetchAll(db)
+    /// ```
+    public func fetchCursor(_ db: Database) throws -> DatabaseValueCursor<RowDecoder> { try all().fetchCursor(db) }
+    public func fetchAll(_ db: Database) throws -> [RowDecoder] { try all().fetchAll(db) }
+    public func fetchOne(_ db: Database) throws -> RowDecoder? { try all().fetchOne(db) }
+}
+
+extension Table where RowDecoder: DatabaseValueConvertible & Hashable {
+    public func fetchSet(_ db: Database) throws -> Set<RowDecoder> { try all().fetchSet(db) }
+}
+
+extension Table where RowDecoder: DatabaseValueConvertible & StatementColumnConvertible {
+    /// All values of the table's single selected column, read straight from SQLite.
+    public func fetchCursor(_ db: Database) throws -> FastDatabaseValueCursor<RowDecoder> { try all().fetchCursor(db) }
+    public func fetchAll(_ db: Database) throws -> [RowDecoder] { try all().fetchAll(db) }
+    public func fetchOne(_ db: Database) throws -> RowDecoder? { try all().fetchOne(db) }
+}
+
+extension Table where RowDecoder: DatabaseValueConvertible & StatementColumnConvertible & Hashable {
+    public func fetchSet(_ db: Database) throws -> Set<RowDecoder> { try all().fetchSet(db) }
 }
 
 extension Table where RowDecoder: FetchableRecord & Hashable {

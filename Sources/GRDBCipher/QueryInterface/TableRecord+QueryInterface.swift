@@ -234,7 +234,8 @@ extension TableRecord {
     public static func limit(_ limit: Int, offset: Int? = nil) -> QueryInterfaceRequest<Self> { all().limit(limit, offset: offset) }
 
     /// The request with its table named by an alias.
-    public static func aliased(_ alias: TableAlias) -> QueryInterfaceRequest<Self> { all().aliased(alias) }
+    public static func aliased(_ alias: TableAlias<Self>) -> QueryInterfaceRequest<Self> { all().aliased(alias) }
+    public static func aliased(_ alias: TableAlias<Void>) -> QueryInterfaceRequest<Self> { all().aliased(alias) }
 
     /// The request with a common table expression.
     public static func with<T>(_ cte: CommonTableExpression<T>) -> QueryInterfaceRequest<Self> { all().with(cte) }

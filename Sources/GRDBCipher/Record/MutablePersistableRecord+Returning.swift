@@ -50,7 +50,7 @@ extension MutablePersistableRecord {
 
     private func upsertReturning<T>(
         _ db: Database, conflictTarget: [String], strategy: UpsertUpdateStrategy,
-        assignments: ((_ excluded: TableAlias) -> [ColumnAssignment])?,
+        assignments: ((_ excluded: TableAlias<Self>) -> [ColumnAssignment])?,
         selection: [any SQLSelectable], fetch: (Statement) throws -> T) throws -> (InsertionSuccess, T)
     {
         var container = try PersistenceContainer(self, db)
@@ -58,7 +58,7 @@ extension MutablePersistableRecord {
         let primaryKey = try db.primaryKey(table)
         var context = SQLGenerationContext(db)
         context.append(StatementArguments(container.databaseValues))
-        let excluded = TableAlias(name: "excluded")
+        let excluded = TableAlias<Self>(name: "excluded")
         _ = context.name(of: excluded, tableName: "excluded")
         let sql = try PersistenceSQL.upsert(
             &context, table: table, columns: container.columns, keyColumns: primaryKey.columns,
@@ -141,7 +141,7 @@ extension MutablePersistableRecord {
     public mutating func upsertAndFetch<T: FetchableRecord & TableRecord>(
         _ db: Database, as returnedType: T.Type, onConflict conflictTarget: [String] = [],
         updating strategy: UpsertUpdateStrategy = .allColumns,
-        doUpdate assignments: ((_ excluded: TableAlias) -> [ColumnAssignment])? = nil) throws -> T
+        doUpdate assignments: ((_ excluded: TableAlias<Self>) -> [ColumnAssignment])? = nil) throws -> T
     {
         try mutatingUpsertAndFetch(db, as: T.self, onConflict: conflictTarget, updating: strategy, doUpdate: assignments)
     }
@@ -278,7 +278,7 @@ extension MutablePersistableRecord where Self: FetchableRecord {
     public mutating func upsertAndFetch(
         _ db: Database, onConflict conflictTarget: [String] = [],
         updating strategy: UpsertUpdateStrategy = .allColumns,
-        doUpdate assignments: ((_ excluded: TableAlias) -> [ColumnAssignment])? = nil) throws -> Self
+        doUpdate assignments: ((_ excluded: TableAlias<Self>) -> [ColumnAssignment])? = nil) throws -> Self
     {
         try upsertAndFetch(db, as: Self.self, onConflict: conflictTarget, updating: strategy, doUpdate: assignments)
     }
@@ -334,7 +334,7 @@ extension PersistableRecord {
     public func upsertAndFetch<T: FetchableRecord & TableRecord>(
         _ db: Database, as returnedType: T.Type, onConflict conflictTarget: [String] = [],
         updating strategy: UpsertUpdateStrategy = .allColumns,
-        doUpdate assignments: ((_ excluded: TableAlias) -> [ColumnAssignment])? = nil) throws -> T
+        doUpdate assignments: ((_ excluded: TableAlias<Self>) -> [ColumnAssignment])? = nil) throws -> T
     {
         var record = self
         return try record.mutatingUpsertAndFetch(db, as: T.self, onConflict: conflictTarget, updating: strategy, doUpdate: assignments)
@@ -364,7 +364,7 @@ extension PersistableRecord where Self: FetchableRecord {
     public func upsertAndFetch(
         _ db: Database, onConflict conflictTarget: [String] = [],
         updating strategy: UpsertUpdateStrategy = .allColumns,
-        doUpdate assignments: ((_ excluded: TableAlias) -> [ColumnAssignment])? = nil) throws -> Self
+        doUpdate assignments: ((_ excluded: TableAlias<Self>) -> [ColumnAssignment])? = nil) throws -> Self
     {
         try upsertAndFetch(db, as: Self.self, onConflict: conflictTarget, updating: strategy, doUpdate: assignments)
     }
@@ -389,7 +389,7 @@ extension MutablePersistableRecord {
 
     fileprivate mutating func mutatingUpsertAndFetch<T: FetchableRecord & TableRecord>(
         _ db: Database, as returnedType: T.Type, onConflict conflictTarget: [String], updating strategy: UpsertUpdateStrategy,
-        doUpdate assignments: ((_ excluded: TableAlias) -> [ColumnAssignment])?) throws -> T
+        doUpdate assignments: ((_ excluded: TableAlias<Self>) -> [ColumnAssignment])?) throws -> T
     {
         var result: T?
         let fetch = fetchOneRecord(db, T.self)
@@ -422,5 +422,38 @@ extension MutablePersistableRecord {
             }
         }
         return try mutatingInsertAndFetch(db, onConflict: onConflict, selection: selection, fetch: fetch)
+    }
+}
+
+// MARK: - Selections built from the record's columns
+
+extension MutablePersistableRecord {
+    /// Inserts the record and returns the columns selected from the record's columns, read by
+    /// `fetch` from the `INSERT ... RETURNING` statement.
+    ///
+    /// ```swift
+    /// // INSERT INTO "player" ("name") VALUES (?) RETURNING "score"
+    /// let score = try partialPlayer.insertAndFetch(db) { statement in
+    ///     try Int.fetchOne(statement)
+    /// } select: {
+    ///     [$0.score]
+    /// }
+    /// ```
+    public mutating func insertAndFetch<T>(
+        _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil,
+        fetch: (Statement) throws -> T, select: (DatabaseComponents) throws -> [any SQLSelectable]) throws -> T
+    {
+        try insertAndFetch(db, onConflict: conflictResolution, selection: select(Self.databaseComponents), fetch: fetch)
+    }
+}
+
+extension PersistableRecord {
+    /// Inserts the record and returns the columns selected from the record's columns, read by
+    /// `fetch` from the `INSERT ... RETURNING` statement.
+    public func insertAndFetch<T>(
+        _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil,
+        fetch: (Statement) throws -> T, select: (DatabaseComponents) throws -> [any SQLSelectable]) throws -> T
+    {
+        try insertAndFetch(db, onConflict: conflictResolution, selection: select(Self.databaseComponents), fetch: fetch)
     }
 }

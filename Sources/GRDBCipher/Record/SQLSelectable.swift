@@ -20,14 +20,14 @@ public struct SQLSelection: Sendable {
         /// `*`, or `"alias".*` when the request qualifies its columns.
         case allColumns
         /// `"alias".*`
-        case qualifiedAllColumns(TableAlias)
+        case qualifiedAllColumns(TableAliasBase)
         /// An expression.
         case expression(SQLExpression)
         /// `expression AS "name"`
         case aliased(SQLExpression, String)
         /// The columns of the table of `alias` (nil: the current SELECT's) but the excluded
         /// ones (lowercased), listed: `"id", "name"`.
-        case allColumnsExcluding(Set<String>, TableAlias?)
+        case allColumnsExcluding(Set<String>, TableAliasBase?)
         /// Raw SQL.
         case literal(SQL)
     }
@@ -67,7 +67,7 @@ public struct SQLSelection: Sendable {
         }
     }
 
-    func qualified(with alias: TableAlias) -> SQLSelection {
+    func qualified(with alias: TableAliasBase) -> SQLSelection {
         switch kind {
         case .allColumns: return SQLSelection(kind: .qualifiedAllColumns(alias))
         case .expression(let expression): return SQLSelection(kind: .expression(expression.qualified(with: alias)))

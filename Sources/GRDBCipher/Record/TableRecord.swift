@@ -25,6 +25,35 @@ public protocol TableRecord {
 
     /// The columns selected by the record's requests. The default is `[.allColumns]` (`*`).
     static var databaseSelection: [any SQLSelectable] { get }
+
+    /// The type that lists the record's columns: usually an `enum Columns` nested in the record,
+    /// found by Swift without further declaration. `Never` when the record has none.
+    associatedtype Columns = Never
+
+    /// What the closures of the query interface receive: by default the `Columns` type itself,
+    /// so that `$0.score` is `Columns.score`.
+    ///
+    /// ```swift
+    /// struct Player: TableRecord {
+    ///     enum Columns {
+    ///         static let score = Column("score")
+    ///     }
+    /// }
+    ///
+    /// // SELECT * FROM "player" WHERE "score" > 100 ORDER BY "score" DESC
+    /// let request = Player
+    ///     .filter { $0.score > 100 }
+    ///     .order { $0.score.desc }
+    /// ```
+    associatedtype DatabaseComponents = Self.Columns.Type
+
+    /// The value handed to the closures of the query interface (see ``DatabaseComponents``).
+    static var databaseComponents: DatabaseComponents { get }
+}
+
+extension TableRecord where DatabaseComponents == Columns.Type {
+    /// The `Columns` type of the record.
+    public static var databaseComponents: DatabaseComponents { Columns.self }
 }
 
 extension TableRecord {
@@ -234,7 +263,7 @@ extension TableRecord {
     }
 
     /// The error for a primary or unique key that matches no row.
-    public static func recordNotFound(key: [String: (any DatabaseValueConvertible)?]) -> any Error {
+    public static func recordNotFound(key: [String: (any DatabaseValueConvertible)?]) -> RecordError {
         var dbKey: [String: DatabaseValue] = [:]
         for (column, value) in key {
             dbKey[column] = keyDatabaseValue(value, column: column)
@@ -268,5 +297,25 @@ extension TableRecord where Self: Identifiable, ID: DatabaseValueConvertible {
     /// The error for an id that matches no row.
     public static func recordNotFound(_ db: Database, id: ID) -> any Error {
         recordNotFound(db, key: id)
+    }
+}
+
+extension TableRecord where Self: EncodableRecord {
+    /// The error for this record, when no row has its primary key: the one `update` throws.
+    ///
+    /// ```swift
+    /// guard try player.exists(db) else {
+    ///     throw player.recordNotFound(db) // RecordError.recordNotFound
+    /// }
+    /// ```
+    public func recordNotFound(_ db: Database) -> any Error {
+        do {
+            let container = try PersistenceContainer(self, db)
+            let columns = try db.primaryKey(Self.databaseTableName).columns
+            let key = Dictionary(columns.map { ($0, container.databaseValue(of: $0)) }, uniquingKeysWith: { first, _ in first })
+            return RecordError.recordNotFound(databaseTableName: Self.databaseTableName, key: key)
+        } catch {
+            return error
+        }
     }
 }
