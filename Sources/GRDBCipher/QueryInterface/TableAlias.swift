@@ -44,12 +44,6 @@ public class TableAliasBase: Hashable, @unchecked Sendable {
     public subscript(selectable: some SQLSelectable) -> SQLSelection {
         selectable.sqlSelection.qualified(with: self)
     }
-
-    /// An expression that tests whether the aliased table's row exists (its rowid is not NULL),
-    /// useful with `LEFT JOIN`.
-    public var exists: SQLExpression {
-        SQLExpression.compare(.notEqual, self[Column.rowID], .null)
-    }
 }
 
 /// A name for a table in a request, so that expressions can refer to its columns from elsewhere
@@ -90,6 +84,12 @@ public final class TableAlias<RowDecoder>: TableAliasBase, @unchecked Sendable {
     /// ```
     public init(name: String? = nil, for record: RowDecoder.Type = RowDecoder.self) {
         super.init(userName: name)
+    }
+
+    /// An expression that tests whether the aliased table's row exists (its rowid is not NULL),
+    /// useful with `LEFT JOIN`.
+    public var exists: SQLExpression {
+        SQLExpression.compare(.notEqual, self[Column.rowID], .null)
     }
 }
 
