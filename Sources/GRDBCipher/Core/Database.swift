@@ -27,6 +27,9 @@ public final class Database {
     /// The path of the database file (`:memory:` for a private in-memory database).
     let path: String
 
+    /// Analyzes the statements the connection compiles (see ``StatementAnalysis``).
+    let authorizer = StatementAuthorizer()
+
     /// Statements by SQL, for ``cachedStatement(sql:)`` and the fetch methods.
     private var statementCache: [String: Statement] = [:]
 
@@ -102,6 +105,7 @@ public final class Database {
         }
         sqliteConnection = handle
         sqlite3_extended_result_codes(handle, 1)
+        authorizer.install(on: handle)
     }
 
     deinit {
@@ -120,6 +124,7 @@ public final class Database {
         sqlite3_rollback_hook(connection, nil, nil)
         sqlite3_busy_handler(connection, nil, nil)
         sqlite3_trace_v2(connection, 0, nil, nil)
+        StatementAuthorizer.uninstall(from: connection)
     }
 
     /// The open handle; using a closed connection is a programmer error.
@@ -433,7 +438,8 @@ public final class Database {
         if !effects.isDisjoint(with: [.schemaChange, .rollback]) {
             clearSchemaCache()
         }
-        if effects.contains(.transactionBoundary) {
+        if effects.contains(.transactionBoundary) && !isInsideTransaction {
+            // The transaction ended (even a read-only one, which calls no hook).
             currentTransactionDate = nil
         }
     }

@@ -37,6 +37,9 @@ public final class Statement {
     /// What running the statement does to the connection's caches (schema, transaction date).
     let effects: Effects
 
+    /// Whether the statement can run inside the savepoint of a multi-statement execution.
+    let canRunInSavepoint: Bool
+
     /// The arguments currently bound.
     private var boundArguments = StatementArguments()
 
@@ -47,7 +50,19 @@ public final class Statement {
     /// True while a cursor iterates the statement.
     var isIterating = false
 
-    init(database: Database, sqliteStatement: SQLiteStatement, sql: String) {
+    /// What the statement reads and writes, as SQLite reported it at compile time.
+    let analysis: StatementAnalysis
+
+    /// The tables and columns the statement reads.
+    ///
+    /// ```swift
+    /// let statement = try db.makeStatement(sql: "SELECT name FROM player WHERE score > 100")
+    /// print(statement.databaseRegion) // player(name,score)
+    /// ```
+    public var databaseRegion: DatabaseRegion { analysis.region }
+
+    init(database: Database, sqliteStatement: SQLiteStatement, sql: String, analysis: StatementAnalysis) {
+        self.analysis = analysis
         self.database = database
         self.sqliteStatement = sqliteStatement
         self.sql = sql
@@ -65,9 +80,9 @@ public final class Statement {
         parameterNames = names
         let isReadonly = sqlite3_stmt_readonly(sqliteStatement) != 0
         self.isReadonly = isReadonly
-        let keyword = StatementCompiler.firstKeyword(sql)
-        writesData = !isReadonly && !Self.transactionControlKeywords.contains(keyword)
-        effects = Effects(firstKeyword: keyword)
+        writesData = !isReadonly && analysis.transactionEffect == nil
+        effects = Effects(analysis)
+        canRunInSavepoint = analysis.canRunInSavepoint(isReadonly: isReadonly)
         let columnCount = Int(sqlite3_column_count(sqliteStatement))
         self.columnCount = columnCount
         let columnNames = (0..<CInt(columnCount)).map {
@@ -253,23 +268,22 @@ extension Statement {
         let rawValue: UInt8
         /// CREATE, DROP, ALTER, ATTACH, DETACH: the schema cache is stale.
         static let schemaChange = Effects(rawValue: 1)
-        /// BEGIN, COMMIT, END, ROLLBACK: a transaction starts or ends.
+        /// BEGIN, COMMIT, ROLLBACK, SAVEPOINT, RELEASE: a transaction may start or end.
         static let transactionBoundary = Effects(rawValue: 2)
         /// ROLLBACK (TO): schema changes may be undone.
         static let rollback = Effects(rawValue: 4)
 
         init(rawValue: UInt8) { self.rawValue = rawValue }
 
-        init(firstKeyword: String) {
-            switch firstKeyword {
-            case "CREATE", "DROP", "ALTER", "ATTACH", "DETACH": self = .schemaChange
-            case "BEGIN", "COMMIT", "END": self = .transactionBoundary
-            case "ROLLBACK": self = [.transactionBoundary, .rollback]
-            default: self = []
+        init(_ analysis: StatementAnalysis) {
+            var effects: Effects = []
+            if analysis.changesSchema { effects.insert(.schemaChange) }
+            switch analysis.transactionEffect {
+            case nil: break
+            case .rollbackTransaction, .rollbackSavepoint: effects.formUnion([.transactionBoundary, .rollback])
+            default: effects.insert(.transactionBoundary)
             }
+            self = effects
         }
     }
-
-    /// The first keywords of the statements that manage transactions.
-    static let transactionControlKeywords: Set<String> = ["BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE"]
 }

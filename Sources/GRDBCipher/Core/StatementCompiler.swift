@@ -62,7 +62,7 @@ struct StatementCompiler {
         }
 
         let single = plan.statements.count == 1 && plan.remainderOffset == nil
-        let protected = !single && plan.statements.allSatisfy { Self.canRunInSavepoint($0.sql) }
+        let protected = !single && plan.statements.allSatisfy(\.canRunInSavepoint)
         var consumer = ArgumentConsumer(arguments)
 
         func run(_ statement: Statement) throws {
@@ -107,7 +107,7 @@ struct StatementCompiler {
             let (statement, next) = try prepareOne(at: start)
             offset = next
             guard let statement else { continue }
-            if let savepoint, !Self.canRunInSavepoint(statement.sql) {
+            if let savepoint, !statement.canRunInSavepoint {
                 // The SQL manages transactions itself from here on.
                 try savepoint.release()
             }
@@ -157,7 +157,9 @@ struct StatementCompiler {
             let start = base + offset
             var sqliteStatement: OpaquePointer?
             var tail: UnsafePointer<CChar>?
-            let code = sqlite3_prepare_v3(handle, start, -1, 0, &sqliteStatement, &tail)
+            let (code, analysis) = database.authorizer.analyze {
+                sqlite3_prepare_v3(handle, start, -1, 0, &sqliteStatement, &tail)
+            }
             guard code == SQLITE_OK else {
                 throw makeDatabaseError(code, handle, sql: sql)
             }
@@ -167,7 +169,7 @@ struct StatementCompiler {
                 return (nil, next)
             }
             let statementSQL = String(cString: sqlite3_sql(sqliteStatement)).trimmingSQLSeparators()
-            return (Statement(database: database, sqliteStatement: sqliteStatement, sql: statementSQL), next)
+            return (Statement(database: database, sqliteStatement: sqliteStatement, sql: statementSQL, analysis: analysis), next)
         }
     }
 
@@ -182,34 +184,6 @@ struct StatementCompiler {
             }
         }
         return false
-    }
-
-    /// Statements that manage transactions, or that SQLite refuses inside one.
-    private static let transactionSensitiveKeywords = Statement.transactionControlKeywords
-        .union(["VACUUM", "ATTACH", "DETACH", "PRAGMA"])
-
-    static func canRunInSavepoint(_ statementSQL: String) -> Bool {
-        !transactionSensitiveKeywords.contains(firstKeyword(statementSQL))
-    }
-
-    /// The first word of a statement, uppercased, after leading comments.
-    static func firstKeyword(_ sql: String) -> String {
-        var rest = Substring(sql)
-        while true {
-            rest = rest.drop { $0.isWhitespace }
-            if rest.hasPrefix("--") {
-                rest = rest.drop { $0 != "\n" }
-            } else if rest.hasPrefix("/*") {
-                if let end = rest.range(of: "*/") {
-                    rest = rest[end.upperBound...]
-                } else {
-                    return ""
-                }
-            } else {
-                break
-            }
-        }
-        return rest.prefix { $0.isLetter }.uppercased()
     }
 }
 

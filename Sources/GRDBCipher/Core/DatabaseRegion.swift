@@ -1,0 +1,255 @@
+/// A part of the database: tables, some of their columns, some of their rows.
+///
+/// A region tells which changes matter to a request: the region of
+/// `SELECT name FROM player WHERE id = 1` is the `name` and `id` columns of the `player` table,
+/// and a change of the `score` column does not touch it.
+///
+/// ```swift
+/// let region = try Player.select(Column("name")).databaseRegion(db)
+/// print(region) // player(id,name)
+/// region.isModified(byEventsOfKind: .update(tableName: "player", columnNames: ["score"])) // false
+/// ```
+///
+/// Table and column names compare without case: `Table("PLAYER")` and `Table("player")` have
+/// equal regions. Regions are built from what SQLite reports when it compiles a statement (see
+/// ``Statement/databaseRegion``), and narrowed to rows when a query interface request filters on
+/// the primary key of a rowid table.
+public struct DatabaseRegion: Sendable {
+    /// The region of one table: all columns (nil) or some, all rows (nil) or some.
+    struct TableRegion: Equatable, Sendable {
+        /// The name as first given, for the description.
+        var name: String
+        /// Lowercased column names; nil means every column.
+        var columns: Set<String>?
+        /// Rowids; nil means every row.
+        var rowIDs: Set<Int64>?
+
+        static func == (lhs: TableRegion, rhs: TableRegion) -> Bool {
+            lhs.columns == rhs.columns && lhs.rowIDs == rhs.rowIDs
+        }
+
+        mutating func formUnion(_ other: TableRegion) {
+            if let columns, let otherColumns = other.columns {
+                self.columns = columns.union(otherColumns)
+            } else {
+                columns = nil
+            }
+            if let rowIDs, let otherRowIDs = other.rowIDs {
+                self.rowIDs = rowIDs.union(otherRowIDs)
+            } else {
+                rowIDs = nil
+            }
+        }
+    }
+
+    /// Table regions by lowercased table name; nil is the full database.
+    private(set) var tables: [String: TableRegion]?
+
+    /// The empty region.
+    ///
+    /// ```swift
+    /// var region = DatabaseRegion()
+    /// region.formUnion(Table("player").databaseRegion(db))
+    /// ```
+    public init() {
+        tables = [:]
+    }
+
+    private init(tables: [String: TableRegion]?) {
+        self.tables = tables
+    }
+
+    /// The region that covers every table, column and row: any change modifies it.
+    public static let fullDatabase = DatabaseRegion(tables: nil)
+
+    /// The region of a whole table.
+    init(table: String) {
+        tables = [table.lowercased(): TableRegion(name: table, columns: nil, rowIDs: nil)]
+    }
+
+    /// The region of some columns of a table (every column if `columns` is nil).
+    init(table: String, columns: Set<String>?, rowIDs: Set<Int64>? = nil) {
+        tables = [table.lowercased(): TableRegion(name: table, columns: columns.map { Set($0.map { $0.lowercased() }) }, rowIDs: rowIDs)]
+    }
+
+    /// Whether the region is empty: no change ever modifies it.
+    public var isEmpty: Bool {
+        guard let tables else { return false }
+        return tables.isEmpty
+    }
+
+    /// Whether the region covers the whole database.
+    public var isFullDatabase: Bool {
+        tables == nil
+    }
+
+    /// The union of two regions.
+    ///
+    /// ```swift
+    /// let region = Table("player").databaseRegion(db).union(Table("team").databaseRegion(db))
+    /// ```
+    public func union(_ other: DatabaseRegion) -> DatabaseRegion {
+        var region = self
+        region.formUnion(other)
+        return region
+    }
+
+    /// Adds another region to this one.
+    public mutating func formUnion(_ other: DatabaseRegion) {
+        guard var tables, let otherTables = other.tables else {
+            tables = nil
+            return
+        }
+        for (key, otherRegion) in otherTables {
+            if var region = tables[key] {
+                region.formUnion(otherRegion)
+                tables[key] = region
+            } else {
+                tables[key] = otherRegion
+            }
+        }
+        self.tables = tables
+    }
+
+    /// Adds a column (or the whole table when `column` is empty) to the region.
+    mutating func insert(table: String, column: String) {
+        guard tables != nil else { return }
+        let key = table.lowercased()
+        if var region = tables![key] {
+            if column.isEmpty {
+                region.columns = nil
+            } else {
+                region.columns?.insert(column.lowercased())
+            }
+            tables![key] = region
+        } else {
+            tables![key] = TableRegion(name: table, columns: column.isEmpty ? nil : [column.lowercased()], rowIDs: nil)
+        }
+    }
+
+    /// The region restricted to some rows of a table; other tables are unchanged.
+    func restricted(table: String, toRowIDs rowIDs: Set<Int64>) -> DatabaseRegion {
+        guard var tables, var region = tables[table.lowercased()] else { return self }
+        region.rowIDs = region.rowIDs.map { $0.intersection(rowIDs) } ?? rowIDs
+        tables[table.lowercased()] = region
+        return DatabaseRegion(tables: tables)
+    }
+
+    /// The region without the tables `isExcluded` names (lowercased names).
+    func removingTables(where isExcluded: (String) -> Bool) -> DatabaseRegion {
+        guard let tables else { return self }
+        return DatabaseRegion(tables: tables.filter { !isExcluded($0.key) })
+    }
+
+    /// Whether changes of this kind may modify the region: the table is in the region, and for
+    /// updates, one of the updated columns is.
+    ///
+    /// ```swift
+    /// let region = try Player.select(Column("name")).databaseRegion(db)
+    /// region.isModified(byEventsOfKind: .insert(tableName: "player"))                         // true
+    /// region.isModified(byEventsOfKind: .update(tableName: "player", columnNames: ["score"])) // false
+    /// ```
+    public func isModified(byEventsOfKind eventKind: DatabaseEventKind) -> Bool {
+        guard let tables else { return true }
+        guard let region = tables[eventKind.tableName.lowercased()] else { return false }
+        switch eventKind {
+        case .insert, .delete:
+            return true
+        case let .update(tableName: _, columnNames: updated):
+            guard let columns = region.columns else { return true }
+            return updated.contains { columns.contains($0.lowercased()) }
+        }
+    }
+
+    /// Whether a change may modify the region, knowing that its kind may: false only when the
+    /// region covers some rows of the event's table, and the changed row is not one of them.
+    ///
+    /// Use it after ``isModified(byEventsOfKind:)``: events on tables outside the region answer
+    /// true.
+    public func isModified(by event: DatabaseEvent) -> Bool {
+        guard let tables, let region = tables[event.tableName.lowercased()], let rowIDs = region.rowIDs else {
+            return true
+        }
+        return rowIDs.contains(event.rowID)
+    }
+}
+
+extension DatabaseRegion: Equatable {
+    public static func == (lhs: DatabaseRegion, rhs: DatabaseRegion) -> Bool {
+        lhs.tables == rhs.tables
+    }
+}
+
+extension DatabaseRegion: CustomStringConvertible {
+    /// `full database`, `empty`, or the tables sorted by name, each with its columns (`*` for
+    /// all) and rowids when the region has some: `player(id,name)[1,2],team(*)`.
+    public var description: String {
+        guard let tables else { return "full database" }
+        if tables.isEmpty { return "empty" }
+        return tables.sorted { $0.key < $1.key }.map { _, region in
+            var text = region.name
+            if let columns = region.columns {
+                text += "(" + columns.sorted().joined(separator: ",") + ")"
+            } else {
+                text += "(*)"
+            }
+            if let rowIDs = region.rowIDs {
+                text += "[" + rowIDs.sorted().map(String.init).joined(separator: ",") + "]"
+            }
+            return text
+        }.joined(separator: ",")
+    }
+}
+
+// MARK: - DatabaseRegionConvertible
+
+/// A type that tells the database region it depends on: requests, tables, regions.
+///
+/// ```swift
+/// let observation = DatabaseRegionObservation(tracking: Player.all(), Table("team"))
+/// ```
+public protocol DatabaseRegionConvertible: Sendable {
+    /// The region, computed with the database at hand.
+    func databaseRegion(_ db: Database) throws -> DatabaseRegion
+}
+
+extension DatabaseRegionConvertible where Self == DatabaseRegion {
+    /// The full database.
+    public static var fullDatabase: Self { DatabaseRegion.fullDatabase }
+}
+
+extension DatabaseRegion: DatabaseRegionConvertible {
+    public func databaseRegion(_ db: Database) throws -> DatabaseRegion { self }
+}
+
+/// A type-erased ``DatabaseRegionConvertible``.
+///
+/// ```swift
+/// let region = AnyDatabaseRegionConvertible { db in
+///     try Player.all().databaseRegion(db).union(Table("team").databaseRegion(db))
+/// }
+/// ```
+public struct AnyDatabaseRegionConvertible: DatabaseRegionConvertible {
+    private let region: @Sendable (Database) throws -> DatabaseRegion
+
+    /// Wraps a closure that computes a region.
+    public init(_ region: @escaping @Sendable (Database) throws -> DatabaseRegion) {
+        self.region = region
+    }
+
+    /// Wraps a region convertible value.
+    public init(_ region: some DatabaseRegionConvertible) {
+        self.region = { try region.databaseRegion($0) }
+    }
+
+    public func databaseRegion(_ db: Database) throws -> DatabaseRegion {
+        try region(db)
+    }
+}
+
+extension Table: DatabaseRegionConvertible {
+    /// The region of the whole table.
+    public func databaseRegion(_ db: Database) throws -> DatabaseRegion {
+        DatabaseRegion(table: tableName)
+    }
+}
