@@ -1,8 +1,9 @@
 import CSQLCipher
-import GRDBCipher
+@_spi(GRDBCipherTools) import GRDBCipher
 
 /// Refuses SQL that could write anywhere, as SQLite itself sees it: every statement of the SQL
-/// is compiled under an authorizer that allows reading only, and must be read-only for
+/// is compiled under an authorizer policy that allows reading only (applied by the
+/// connection's own authorizer), and must be read-only for
 /// `sqlite3_stmt_readonly`. A read-only connection already refuses to write its file; this
 /// also refuses what escapes that flag: `VACUUM INTO` (a new file), `ATTACH`, and SQLCipher's
 /// pragmas that act at compile time (`PRAGMA rekey = …`, `PRAGMA cipher_migrate`).
@@ -21,43 +22,13 @@ enum ReadOnlyGuard {
     /// Functions that write or load code.
     private static let writingFunctions: Set<String> = ["sqlcipher_export", "load_extension"]
 
-    /// What the authorizer refused, in words.
-    private final class Refusals {
-        var first: String?
-    }
-
     /// Throws a usage failure (status 2) when `sql` could write.
     static func check(_ sql: String, in db: Database) throws {
-        guard let handle = db.sqliteConnection else { return }
-        let refusals = Refusals()
-        let context = Unmanaged.passUnretained(refusals).toOpaque()
-        sqlite3_set_authorizer(handle, { context, action, first, second, _, _ in
-            let refusals = Unmanaged<Refusals>.fromOpaque(context!).takeUnretainedValue()
-            guard let refusal = ReadOnlyGuard.refusal(action, first.map { String(cString: $0) }, second.map { String(cString: $0) }) else {
-                return SQLITE_OK
-            }
-            if refusals.first == nil { refusals.first = refusal }
-            return SQLITE_DENY
-        }, context)
-        defer { sqlite3_set_authorizer(handle, nil, nil) }
-        try withExtendedLifetime(refusals) {
-            try sql.withCString { start in
-                var next: UnsafePointer<CChar>? = start
-                while let current = next, current.pointee != 0 {
-                    var statement: OpaquePointer?
-                    let code = sqlite3_prepare_v2(handle, current, -1, &statement, &next)
-                    defer { sqlite3_finalize(statement) }
-                    if let refusal = refusals.first {
-                        throw CLIFailure.usage("query runs read-only statements only: this one would \(refusal)")
-                    }
-                    // A syntax error is for the real compilation to report.
-                    guard code == SQLITE_OK else { return }
-                    if let statement, sqlite3_stmt_readonly(statement) == 0 {
-                        throw CLIFailure.usage("query runs read-only statements only: this one writes")
-                    }
-                }
-            }
+        guard let refusal = db.firstRefusal(in: sql, policy: ReadOnlyGuard.refusal) else { return }
+        if refusal == "writes" {
+            throw CLIFailure.usage("query runs read-only statements only: this one writes")
         }
+        throw CLIFailure.usage("query runs read-only statements only: this one would \(refusal)")
     }
 
     /// Why an action is refused, or nil when it only reads.

@@ -184,3 +184,38 @@ final class StatementAuthorizer {
         return String(cString: name)
     }
 }
+
+extension Database {
+    /// Compiles each statement of `sql` with an extra authorizer policy, without running
+    /// anything, and returns the first reason to refuse: the policy's, or "writes" when SQLite
+    /// says a statement is not read-only. Returns nil when every statement passes; a statement
+    /// that does not compile stops the check (running the SQL reports the error).
+    ///
+    /// For the `grdbcipher` command, whose `query` runs read-only SQL only: the connection's
+    /// single authorizer applies the policy, instead of a second one replacing it.
+    @_spi(GRDBCipherTools)
+    public func firstRefusal(
+        in sql: String,
+        policy: @escaping (_ action: CInt, _ first: String?, _ second: String?) -> String?) -> String?
+    {
+        guard let handle = sqliteConnection else { return nil }
+        authorizer.refusal = policy
+        authorizer.firstRefusal = nil
+        defer {
+            authorizer.refusal = nil
+            authorizer.firstRefusal = nil
+        }
+        return sql.withCString { start in
+            var next: UnsafePointer<CChar>? = start
+            while let current = next, current.pointee != 0 {
+                var statement: OpaquePointer?
+                let code = sqlite3_prepare_v2(handle, current, -1, &statement, &next)
+                defer { sqlite3_finalize(statement) }
+                if let refusal = authorizer.firstRefusal { return refusal }
+                guard code == SQLITE_OK else { return nil }
+                if let statement, sqlite3_stmt_readonly(statement) == 0 { return "writes" }
+            }
+            return nil
+        }
+    }
+}
