@@ -79,6 +79,17 @@ public struct Configuration: Sendable {
         readonly ? targetQueue : (writeTargetQueue ?? targetQueue)
     }
 
+    /// The source of the schema information that SQLite can not give, such as the primary key
+    /// of a view. Default: nil.
+    ///
+    /// ```swift
+    /// var config = Configuration()
+    /// config.schemaSource = AppSchemaSource()
+    /// ```
+    ///
+    /// See ``DatabaseSchemaSource``.
+    public var schemaSource: (any DatabaseSchemaSource)? = nil
+
     var setUpFunctions: [@Sendable (Database) throws -> Void] = []
 
     /// Creates the default configuration.
