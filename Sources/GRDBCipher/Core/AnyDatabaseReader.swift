@@ -142,4 +142,8 @@ public final class AnyDatabaseWriter: DatabaseWriter {
     public func unsafeReentrantWrite<T>(_ updates: (Database) throws -> T) rethrows -> T {
         try base.unsafeReentrantWrite(updates)
     }
+
+    public func spawnConcurrentRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        base.spawnConcurrentRead(value)
+    }
 }

@@ -31,7 +31,8 @@ public struct Configuration: Sendable {
     /// Default: false: `"name"` is always an identifier.
     public var acceptsDoubleQuotedStringLiterals = false
 
-    /// The journal mode of the database.
+    /// Defines how the journal mode is configured when the connection opens. Default:
+    /// `.default` (see ``Configuration/JournalModeConfiguration``).
     public var journalMode: JournalModeConfiguration = .default
 
     /// How the connection reacts when the database is locked by another connection.
@@ -79,6 +80,17 @@ public struct Configuration: Sendable {
         readonly ? targetQueue : (writeTargetQueue ?? targetQueue)
     }
 
+    /// The source of the schema information that SQLite can not give, such as the primary key
+    /// of a view. Default: nil.
+    ///
+    /// ```swift
+    /// var config = Configuration()
+    /// config.schemaSource = AppSchemaSource()
+    /// ```
+    ///
+    /// See ``DatabaseSchemaSource``.
+    public var schemaSource: (any DatabaseSchemaSource)? = nil
+
     var setUpFunctions: [@Sendable (Database) throws -> Void] = []
 
     /// Creates the default configuration.
@@ -101,10 +113,40 @@ public struct Configuration: Sendable {
     }
 }
 
-/// The journal mode a connection sets up.
-public enum JournalModeConfiguration: Sendable {
-    /// The SQLite default for a queue (usually `DELETE`); WAL for a pool.
-    case `default`
-    /// The WAL journal mode.
-    case wal
+extension Configuration {
+    /// How the journal mode is configured when a connection opens.
+    ///
+    /// ```swift
+    /// var config = Configuration()
+    /// config.journalMode = .wal
+    /// let dbQueue = try DatabaseQueue(path: path, configuration: config) // PRAGMA journal_mode = WAL
+    /// ```
+    public enum JournalModeConfiguration: Sendable {
+        /// The default: a ``DatabaseQueue`` leaves SQLite's journal mode as the file has it
+        /// (usually `DELETE`); a ``DatabasePool`` sets the WAL mode.
+        case `default`
+        /// The WAL journal mode, for a ``DatabaseQueue`` too.
+        ///
+        /// Related SQLite documentation: <https://www.sqlite.org/wal.html>
+        case wal
+    }
+
+    /// The effective quality of service of read-only database accesses: the one of
+    /// ``targetQueue`` when there is one, or else ``qos``.
+    ///
+    /// ```swift
+    /// var config = Configuration()
+    /// config.qos = .userInitiated
+    /// config.readQoS // .userInitiated
+    /// ```
+    public var readQoS: DispatchQoS {
+        targetQueue?.qos ?? qos
+    }
+
+    /// The effective quality of service of write database accesses: the one of
+    /// ``writeTargetQueue`` when there is one, or else the one of ``targetQueue``, or else
+    /// ``qos``.
+    public var writeQoS: DispatchQoS {
+        writeTargetQueue?.qos ?? targetQueue?.qos ?? qos
+    }
 }

@@ -1,4 +1,5 @@
 import CSQLCipher
+import Foundation
 
 extension Database {
     /// A function that receives SQLite's error log.
@@ -37,9 +38,33 @@ extension Database {
         }, nil)
     }()
 
-    /// Sends a message to ``logError``, if set.
+    /// Sends a message to ``logError``, if set. While the current thread runs a statement
+    /// whose SQL text holds a secret, SQLite's message (which may quote the SQL) is withheld.
     static func log(_ resultCode: ResultCode, _ message: String) {
-        errorLogFunction.read()?(resultCode, message)
+        guard let function = errorLogFunction.read() else { return }
+        if Thread.current.threadDictionary[secretStatementKey] != nil {
+            function(resultCode, "(message withheld: the statement holds a secret)")
+        } else {
+            function(resultCode, message)
+        }
+    }
+
+    private static let secretStatementKey = "GRDBCipher.runsSecretStatement"
+
+    /// Runs `body`, which runs a statement whose SQL text holds a secret, with this thread's
+    /// SQLite log messages withheld and the connection's trace paused.
+    func withSecretStatement<T>(_ body: () throws -> T) rethrows -> T {
+        let dictionary = Thread.current.threadDictionary
+        let wasSecret = dictionary[Self.secretStatementKey] != nil
+        dictionary[Self.secretStatementKey] = true
+        let box = traceBox
+        let wasPaused = box?.isPaused ?? false
+        box?.isPaused = true
+        defer {
+            box?.isPaused = wasPaused
+            if !wasSecret { dictionary.removeObject(forKey: Self.secretStatementKey) }
+        }
+        return try body()
     }
 
     /// Tells ``logError`` about the statements that keep a connection from closing.

@@ -95,7 +95,7 @@ extension Database {
         traceBox = box
         sqlite3_trace_v2(handle, UInt32(bitPattern: options.rawValue), { mask, context, p, x in
             let box = Unmanaged<TraceBox>.fromOpaque(context!).takeUnretainedValue()
-            guard let p else { return 0 }
+            guard let p, !box.isPaused else { return 0 }
             let sqliteStatement = OpaquePointer(p)
             // As written, without the whitespace and semicolons that separate statements.
             let sql = String(cString: sqlite3_sql(sqliteStatement)).trimmingSQLSeparators()
@@ -124,6 +124,8 @@ extension Database {
 final class TraceBox {
     let trace: (Database.TraceEvent) -> Void
     let publicStatementArguments: Bool
+    /// Set while the connection runs a statement whose SQL text holds a secret.
+    var isPaused = false
 
     init(trace: @escaping (Database.TraceEvent) -> Void, publicStatementArguments: Bool) {
         self.trace = trace

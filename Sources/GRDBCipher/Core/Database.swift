@@ -55,6 +55,11 @@ public final class Database {
     /// Table information (primary keys, columns, indexes), read from the schema once.
     var schemaCache = SchemaCache()
 
+    /// The schema source of the connection: ``Configuration/schemaSource``, or the one given
+    /// to ``withSchemaSource(_:execute:)`` while its closure runs. It gives a primary key to
+    /// views (see ``DatabaseSchemaSource``).
+    public internal(set) var schemaSource: (any DatabaseSchemaSource)?
+
     /// The date of the current transaction, once asked for (see ``transactionDate``).
     var currentTransactionDate: Date?
 
@@ -91,6 +96,7 @@ public final class Database {
         self.path = path
         self.description = description
         self.configuration = configuration
+        self.schemaSource = configuration.schemaSource
         var flags = configuration.readonly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         flags |= SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
         var handle: OpaquePointer?
@@ -264,6 +270,25 @@ public final class Database {
     /// The number of rows changed since the connection was opened.
     public var totalChangesCount: Int {
         Int(sqlite3_total_changes64(handle))
+    }
+
+    /// The extended result code of the last SQLite call that failed on this connection, or
+    /// `SQLITE_OK` when the last call succeeded.
+    ///
+    /// Errors thrown by the library carry their code already (``DatabaseError/extendedResultCode``):
+    /// this property is for code that calls the SQLite C API on ``sqliteConnection`` itself.
+    ///
+    /// Related SQLite documentation: <https://www.sqlite.org/c3ref/errcode.html>
+    public var lastErrorCode: ResultCode {
+        ResultCode(rawValue: sqlite3_extended_errcode(handle))
+    }
+
+    /// The English message of the last SQLite call that failed on this connection (`"not an
+    /// error"` when the last call succeeded).
+    ///
+    /// Related SQLite documentation: <https://www.sqlite.org/c3ref/errcode.html>
+    public var lastErrorMessage: String? {
+        sqlite3_errmsg(handle).map { String(cString: $0) }
     }
 
     /// Whether the connection is inside a transaction.
@@ -444,8 +469,17 @@ public final class Database {
         }
     }
 
-    /// Forgets the schema, and the persistence statements built from it.
-    func clearSchemaCache() {
+    /// Clears the database schema cache.
+    ///
+    /// The connection remembers the tables, columns, primary keys and indexes it has read,
+    /// and forgets them by itself when it changes the schema, or notices that another
+    /// connection did. Call this method when the schema changed in a way it can not notice,
+    /// or when the answers of your ``DatabaseSchemaSource`` changed.
+    ///
+    /// ```swift
+    /// db.clearSchemaCache()
+    /// ```
+    public func clearSchemaCache() {
         schemaCache.clear()
         persistenceStatements.removeAll()
     }

@@ -175,7 +175,7 @@ public final class DatabasePool: DatabaseWriter {
 
     /// Acquires a reader off the caller's thread, then runs `access` on the reader's queue.
     private func asyncReaderAccess(_ access: @escaping @Sendable (Result<Database, any Error>) -> Void) {
-        DispatchQueue.global(qos: configuration.qos.qosClass).async { [readers] in
+        DispatchQueue.global(qos: configuration.readQoS.qosClass).async { [readers] in
             let lease: ReaderPool.Lease
             do {
                 lease = try readers.acquire()
@@ -209,7 +209,7 @@ public final class DatabasePool: DatabaseWriter {
         do {
             lease = try readers.acquire()
         } catch {
-            DispatchQueue.global(qos: configuration.qos.qosClass).async { value(.failure(error)) }
+            DispatchQueue.global(qos: configuration.readQoS.qosClass).async { value(.failure(error)) }
             return
         }
         let isolated = DispatchSemaphore(value: 0)
@@ -233,6 +233,12 @@ public final class DatabasePool: DatabaseWriter {
             }
         }
         isolated.wait()
+    }
+
+    /// Same as ``asyncConcurrentRead(_:)``: runs `value` later, in a reader connection that
+    /// sees the database as the writer left it at the moment of the call.
+    public func spawnConcurrentRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        asyncConcurrentRead(value)
     }
 
     // MARK: - Writing
@@ -278,7 +284,7 @@ public final class DatabasePool: DatabaseWriter {
     }
 
     public func asyncBarrierWriteWithoutTransaction(_ updates: @escaping @Sendable (Result<Database, any Error>) -> Void) {
-        DispatchQueue.global(qos: configuration.qos.qosClass).async { [readers, writer] in
+        DispatchQueue.global(qos: configuration.writeQoS.qosClass).async { [readers, writer] in
             do {
                 // The writer first, then the readers (see barrierWriteWithoutTransaction). Throws
                 // only when the pool is closed: `updates` does not throw.

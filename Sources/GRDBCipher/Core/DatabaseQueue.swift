@@ -111,6 +111,34 @@ public final class DatabaseQueue: DatabaseWriter {
         try writer.reentrantSync(value)
     }
 
+    /// Runs `value` right away, in a read-only transaction of the connection: it sees the
+    /// database as the current write access left it. Call it from a write access, outside of
+    /// any transaction.
+    ///
+    /// A queue has a single connection, so the read does not run concurrently with later
+    /// writes; code written for any ``DatabaseWriter`` gets the same values as with a
+    /// ``DatabasePool``.
+    ///
+    /// ```swift
+    /// try dbQueue.writeWithoutTransaction { db in
+    ///     try db.execute(sql: "INSERT INTO player (name) VALUES ('Arthur')")
+    ///     dbQueue.spawnConcurrentRead { dbResult in
+    ///         let count = try? Int.fetchOne(dbResult.get(), sql: "SELECT COUNT(*) FROM player")
+    ///     }
+    /// }
+    /// ```
+    public func spawnConcurrentRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        precondition(writer.onQueue, "spawnConcurrentRead must be called from a write access")
+        writer.reentrantSync { db in
+            precondition(!db.isInsideTransaction, "spawnConcurrentRead must be called outside of any transaction")
+            do {
+                try db.isolatedReadOnly { value(.success(db)) }
+            } catch {
+                value(.failure(error))
+            }
+        }
+    }
+
     // MARK: - Writing
 
     /// Runs operations outside of any transaction. A transaction they leave open is a

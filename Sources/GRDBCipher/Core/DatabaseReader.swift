@@ -68,6 +68,24 @@ public protocol DatabaseWriter: DatabaseReader {
 
     /// Runs database operations outside of any transaction, with no concurrent reads.
     func barrierWriteWithoutTransaction<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T
+
+    /// Schedules read-only database operations that see the database as the current write
+    /// access left it. Call it from a write access, outside of any transaction.
+    ///
+    /// A ``DatabasePool`` runs `value` later, in a reader connection, and returns once that
+    /// read is isolated: the writer can go on writing meanwhile (see
+    /// ``DatabasePool/asyncConcurrentRead(_:)``). A ``DatabaseQueue`` has one connection: it
+    /// runs `value` right away, in a read-only transaction of the writer connection.
+    ///
+    /// ```swift
+    /// try writer.writeWithoutTransaction { db in
+    ///     try db.execute(sql: "INSERT INTO player (name) VALUES ('Arthur')")
+    ///     writer.spawnConcurrentRead { dbResult in
+    ///         let count = try? Int.fetchOne(dbResult.get(), sql: "SELECT COUNT(*) FROM player")
+    ///     }
+    /// }
+    /// ```
+    func spawnConcurrentRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void)
 }
 
 extension DatabaseWriter {

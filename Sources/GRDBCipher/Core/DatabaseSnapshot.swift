@@ -1,7 +1,39 @@
 import Foundation
 
-/// A type that sees an unchanging database content.
+/// A type that sees an unchanging database content: ``DatabaseSnapshot``.
+///
+/// Since the content never changes, unchecked and reentrant reads are as safe as reads.
 public protocol DatabaseSnapshotReader: DatabaseReader {}
+
+extension DatabaseSnapshotReader {
+    /// Runs database operations, and returns their result. The content does not change, so
+    /// this is as safe as `read(_:)`.
+    ///
+    /// ```swift
+    /// let count = try snapshot.unsafeRead { db in try Player.fetchCount(db) }
+    /// ```
+    public func unsafeRead<T>(_ value: (Database) throws -> T) throws -> T {
+        try read(value)
+    }
+
+    /// Schedules database operations. The content does not change, so this is as safe as
+    /// ``DatabaseReader/asyncRead(_:)``.
+    public func asyncUnsafeRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        asyncRead(value)
+    }
+
+    /// Runs read-only database operations, and returns their result; it may be called from
+    /// inside another access of the same reader.
+    ///
+    /// ```swift
+    /// try snapshot.read { db in
+    ///     let count = try snapshot.reentrantRead { db in try Player.fetchCount(db) }
+    /// }
+    /// ```
+    public func reentrantRead<T>(_ value: (Database) throws -> T) throws -> T {
+        try unsafeReentrantRead(value)
+    }
+}
 
 /// A read-only view of a database, as it was when ``DatabasePool/makeSnapshot()`` created it:
 /// later writes are invisible to it. Its accesses are serialized.

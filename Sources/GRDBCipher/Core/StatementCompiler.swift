@@ -148,7 +148,7 @@ struct StatementCompiler {
 
     /// Prepares the statement that starts at byte `offset`. Returns nil for a statement when
     /// only whitespace or comments remain, and the offset of the next statement, if any.
-    private func prepareOne(at offset: Int) throws -> (Statement?, Int?) {
+    func prepareOne(at offset: Int) throws -> (Statement?, Int?) {
         guard let handle = database.sqliteConnection else {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "Connection is closed")
         }

@@ -383,8 +383,9 @@ extension QueryInterfaceRequest: FetchRequest {
         var context = SQLGenerationContext(db)
         let sql = try query.deleteSQL(&context)
         let statement = try db.makeStatement(sql: sql)
-        try statement.execute(arguments: context.arguments)
-        return db.changesCount
+        return try db.changedRowCount(in: query.tableName) {
+            try statement.execute(arguments: context.arguments)
+        }
     }
 
     /// Updates the rows the request fetches, and returns how many were changed. Without

@@ -186,8 +186,10 @@ extension MutablePersistableRecord {
         }
         let values = setColumns.map { container.databaseValue(of: $0) } + keyValues
         try entry.statement.bindPersistenceValues(values)
-        _ = try entry.statement.executePersistence(returnsRowID: false)
-        if db.changesCount == 0 {
+        let changedRowCount = try db.changedRowCount(in: table) {
+            _ = try entry.statement.executePersistence(returnsRowID: false)
+        }
+        if changedRowCount == 0 {
             throw type(of: self).notFound(keyColumns, keyValues)
         }
         return PersistenceSuccess(persistenceContainer: container)
@@ -198,9 +200,11 @@ extension MutablePersistableRecord {
         let container = try PersistenceContainer(self, db)
         let (keyColumns, keyValues) = try type(of: self).primaryKeyValues(db, container)
         if keyValues.contains(where: \.isNull) { return false }
-        let sql = PersistenceSQL.delete(table: type(of: self).databaseTableName, keyColumns: keyColumns)
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(keyValues))
-        return db.changesCount > 0
+        let table = type(of: self).databaseTableName
+        let sql = PersistenceSQL.delete(table: table, keyColumns: keyColumns)
+        return try db.changedRowCount(in: table) {
+            try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(keyValues))
+        } > 0
     }
 
     /// Whether the primary key matches a row.

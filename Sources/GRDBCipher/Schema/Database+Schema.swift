@@ -32,6 +32,36 @@ public struct ColumnInfo: Sendable, Hashable {
 
     /// Whether the column is a generated column.
     public var isGenerated: Bool { hidden == 2 || hidden == 3 }
+
+    init(name: String, type: String, isNotNull: Bool, defaultValueSQL: String?, primaryKeyIndex: Int, position: Int, hidden: Int) {
+        self.name = name
+        self.type = type
+        self.isNotNull = isNotNull
+        self.defaultValueSQL = defaultValueSQL
+        self.primaryKeyIndex = primaryKeyIndex
+        self.position = position
+        self.hidden = hidden
+    }
+
+    /// Creates the information about a column from a row of `PRAGMA table_info` or
+    /// `PRAGMA table_xinfo` (columns `cid`, `name`, `type`, `notnull`, `dflt_value`, `pk`, and
+    /// `hidden` for `table_xinfo`).
+    ///
+    /// ```swift
+    /// let columns = try Row
+    ///     .fetchAll(db, sql: "PRAGMA table_info(player)")
+    ///     .map(ColumnInfo.init(row:))
+    /// ```
+    public init(row: Row) {
+        self.init(
+            name: row["name"],
+            type: row["type"],
+            isNotNull: row["notnull"],
+            defaultValueSQL: row["dflt_value"],
+            primaryKeyIndex: row["pk"],
+            position: row["cid"],
+            hidden: (row["hidden"] as Int?) ?? 0)
+    }
 }
 
 /// Information about a primary key.
@@ -57,14 +87,28 @@ public struct PrimaryKeyInfo: Sendable, Hashable {
 
 /// Information about an index.
 public struct IndexInfo: Sendable, Hashable {
-    /// How an index was created (SQLite's `origin` value).
-    public enum Origin: String, Sendable {
-        /// `CREATE INDEX`.
-        case createIndex = "c"
-        /// A PRIMARY KEY constraint.
-        case primaryKeyConstraint = "pk"
-        /// A UNIQUE constraint.
-        case uniqueConstraint = "u"
+    /// How an index was created: the `origin` column of `PRAGMA index_list`.
+    ///
+    /// ```swift
+    /// let createdIndexes = try db.indexes(on: "player").filter { $0.origin == .createIndex }
+    /// ```
+    ///
+    /// Related SQLite documentation: <https://www.sqlite.org/pragma.html#pragma_index_list>
+    public struct Origin: RawRepresentable, Sendable, Hashable {
+        /// SQLite's value: `"c"`, `"u"`, `"pk"`.
+        public var rawValue: String
+
+        /// The origin with SQLite's value.
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        /// `CREATE INDEX` (`"c"`).
+        public static let createIndex = Origin(rawValue: "c")
+        /// A UNIQUE constraint (`"u"`).
+        public static let uniqueConstraint = Origin(rawValue: "u")
+        /// A PRIMARY KEY constraint (`"pk"`).
+        public static let primaryKeyConstraint = Origin(rawValue: "pk")
     }
 
     /// The index name.
@@ -217,10 +261,7 @@ extension Database {
         while let row = try rows.next() {
             let hidden: Int = row["hidden"]
             if hidden == 1 { continue } // hidden columns of virtual tables
-            columns.append(ColumnInfo(
-                name: row["name"], type: row["type"], isNotNull: row["notnull"],
-                defaultValueSQL: row["dflt_value"], primaryKeyIndex: row["pk"],
-                position: row["cid"], hidden: hidden))
+            columns.append(ColumnInfo(row: row))
         }
         let table = SchemaCache.Table(
             key: key, schema: object.schema, name: object.name, type: object.type,
@@ -308,7 +349,11 @@ extension Database {
         try existingTable(tableName, in: schemaName).columns
     }
 
-    /// Returns the primary key of a table; throws if it does not exist, or if it is a view.
+    /// Returns the primary key of a table or a view; throws if it does not exist.
+    ///
+    /// SQLite knows no primary key for a view: the connection's ``Database/schemaSource`` is
+    /// asked for it, and without an answer the method throws `SQLITE_ERROR` ("database view
+    /// name has no primary key").
     ///
     /// A table without an explicit primary key has the hidden rowid as primary key. Without a
     /// schema name, the table is looked up as SQLite resolves an unqualified name (see
@@ -325,7 +370,12 @@ extension Database {
         let primaryKey: PrimaryKeyInfo
         if pkColumns.isEmpty {
             if table.type == "view" {
-                throw DatabaseError(resultCode: .SQLITE_ERROR, message: "database view \(tableName) has no primary key")
+                // SQLite knows no primary key for a view: the schema source may.
+                guard let viewKey = try primaryKeyFromSchemaSource(view: table.name, schema: table.schema, columns: table.columns) else {
+                    throw DatabaseError(resultCode: .SQLITE_ERROR, message: "database view \(tableName) has no primary key")
+                }
+                schemaCache.tables[table.key]?.primaryKey = viewKey
+                return viewKey
             }
             if table.withoutRowID {
                 throw DatabaseError(resultCode: .SQLITE_ERROR, message: "table \(tableName) has no primary key")
@@ -373,7 +423,7 @@ extension Database {
             if hasExpression { continue }
             indexes.append(IndexInfo(
                 name: name, columns: columns, isUnique: row["unique"],
-                origin: IndexInfo.Origin(rawValue: row["origin"]) ?? .createIndex, isPartial: row["partial"]))
+                origin: IndexInfo.Origin(rawValue: row["origin"]), isPartial: row["partial"]))
         }
         schemaCache.tables[table.key]?.indexes = indexes
         return indexes
@@ -381,15 +431,21 @@ extension Database {
 
     /// Returns whether the columns uniquely identify a row: they contain the primary key, the
     /// rowid of a rowid table, or the columns of a unique index without a WHERE clause (names
-    /// compare case-insensitively). A view has no unique key.
+    /// compare case-insensitively). A view has no unique key, except the primary key its
+    /// ``DatabaseSchemaSource`` gives it.
     ///
     /// ```swift
     /// try db.table("player", hasUniqueKey: ["email"]) // true with a unique index on email
     /// ```
     public func table(_ tableName: String, hasUniqueKey columns: some Collection<String>) throws -> Bool {
         let table = try existingTable(tableName)
-        if table.type == "view" { return false }
         let wanted = Set(columns.map { $0.lowercased() })
+        if table.type == "view" {
+            guard let viewKey = try table.primaryKey
+                ?? primaryKeyFromSchemaSource(view: table.name, schema: table.schema, columns: table.columns)
+            else { return false }
+            return Set(viewKey.columns.map { $0.lowercased() }).isSubset(of: wanted)
+        }
         let primaryKey = try primaryKey(tableName)
         if Set(primaryKey.columns.map { $0.lowercased() }).isSubset(of: wanted) { return true }
         if table.type == "table", !table.withoutRowID {

@@ -49,11 +49,6 @@ extension Database {
         case setDefault = "SET DEFAULT"
     }
 
-    /// Whether a generated column is computed when read (`VIRTUAL`) or stored.
-    public enum GeneratedColumnQualification: Sendable {
-        case virtual
-        case stored
-    }
 }
 
 // MARK: - SQL literals
@@ -105,7 +100,7 @@ public final class ColumnDefinition {
     var collation: String?
     /// One REFERENCES clause per call to `references(...)`.
     var references: [ColumnReference] = []
-    var generated: (expression: SQLExpression, qualification: Database.GeneratedColumnQualification)?
+    var generated: (expression: SQLExpression, qualification: GeneratedColumnQualification)?
     var isIndexed = false
     /// Set for the column returned by `belongsTo`, a placeholder until the referenced primary
     /// key is known (see `TableDefinition+BelongsTo.swift`).
@@ -182,16 +177,33 @@ public final class ColumnDefinition {
         return self
     }
 
+    /// Whether a generated column is computed when it is read, or stored when its row is
+    /// written.
+    ///
+    /// ```swift
+    /// // "total" INTEGER GENERATED ALWAYS AS ("score" + "bonus") STORED
+    /// t.column("total", .integer).generatedAs(Column("score") + Column("bonus"), .stored)
+    /// ```
+    ///
+    /// Related SQLite documentation: <https://www.sqlite.org/gencol.html>
+    public enum GeneratedColumnQualification: Sendable {
+        /// `VIRTUAL` (SQLite's default, which the generated SQL leaves implicit): computed
+        /// when the column is read.
+        case virtual
+        /// `STORED`: computed when the row is written, and stored in the file.
+        case stored
+    }
+
     /// `GENERATED ALWAYS AS (sql)`
     @discardableResult
-    public func generatedAs(sql: String, _ qualification: Database.GeneratedColumnQualification = .virtual) -> Self {
+    public func generatedAs(sql: String, _ qualification: GeneratedColumnQualification = .virtual) -> Self {
         generated = (SQLExpression(sql: sql), qualification)
         return self
     }
 
     /// `GENERATED ALWAYS AS (expression)`
     @discardableResult
-    public func generatedAs(_ expression: some SQLExpressible, _ qualification: Database.GeneratedColumnQualification = .virtual) -> Self {
+    public func generatedAs(_ expression: some SQLExpressible, _ qualification: GeneratedColumnQualification = .virtual) -> Self {
         generated = (expression.sqlExpression, qualification)
         return self
     }
@@ -388,7 +400,7 @@ public final class TableDefinition {
     ///     t.belongsTo("team")
     /// }
     /// ```
-    public func primaryKey(onConflict conflictResolution: Database.ConflictResolution? = nil, _ body: () throws -> Void) rethrows {
+    public func primaryKey(onConflict conflictResolution: Database.ConflictResolution? = nil, body: () throws -> Void) rethrows {
         definingPrimaryKey = []
         defer { definingPrimaryKey = nil }
         try body()
@@ -454,8 +466,26 @@ public final class TableDefinition {
         return column
     }
 
-    /// `CHECK (condition)`
+    /// Adds a table constraint `CHECK (condition)`.
+    ///
+    /// ```swift
+    /// // CHECK ("minScore" <= "maxScore")
+    /// t.check(Column("minScore") <= Column("maxScore"))
+    /// ```
+    ///
+    /// Related SQLite documentation: <https://www.sqlite.org/lang_createtable.html#ckconst>
     public func check(_ condition: some SQLExpressible) {
+        checks.append(condition.sqlExpression)
+    }
+
+    /// Adds a table constraint `CHECK (condition)`, for a condition built with the query
+    /// interface (a comparison, a function call…).
+    ///
+    /// ```swift
+    /// // CHECK (length("name") > 0)
+    /// t.check(length(Column("name")) > 0)
+    /// ```
+    public func check(_ condition: some SQLSpecificExpressible) {
         checks.append(condition.sqlExpression)
     }
 
@@ -687,6 +717,31 @@ extension Database {
         try executeSchemaStatements(definition.sql(self))
     }
 
+    /// Creates a table: the form of GRDB 5, with booleans instead of ``TableOptions``. It
+    /// generates the same SQL as ``create(table:options:body:)``.
+    ///
+    /// ```swift
+    /// // CREATE TEMPORARY TABLE IF NOT EXISTS "draft" ("id" INTEGER PRIMARY KEY, "text" TEXT)
+    /// try db.create(table: "draft", temporary: true, ifNotExists: true) { t in
+    ///     t.primaryKey("id", .integer)
+    ///     t.column("text", .text)
+    /// }
+    /// ```
+    @available(*, deprecated, message: "Use create(table:options:body:) instead")
+    public func create(
+        table name: String,
+        temporary: Bool = false,
+        ifNotExists: Bool = false,
+        withoutRowID: Bool = false,
+        body: (TableDefinition) throws -> Void) throws
+    {
+        var options: TableOptions = []
+        if temporary { options.insert(.temporary) }
+        if ifNotExists { options.insert(.ifNotExists) }
+        if withoutRowID { options.insert(.withoutRowID) }
+        try create(table: name, options: options, body: body)
+    }
+
     /// Modifies a table: adds, renames or drops columns, one statement after the other.
     public func alter(table name: String, body: (TableAlteration) throws -> Void) throws {
         let alteration = TableAlteration(name: name)
@@ -719,6 +774,29 @@ extension Database {
     /// Creates an index on columns, with an optional condition (a partial index).
     public func create(index name: String, on table: String, columns: [String], options: IndexOptions = [], condition: (any SQLExpressible)? = nil) throws {
         try create(index: name, on: table, expressions: columns.map { Column($0) }, options: options, condition: condition)
+    }
+
+    /// Creates an index on columns: the form of GRDB 5, with booleans instead of
+    /// ``IndexOptions``. It generates the same SQL as
+    /// ``create(index:on:columns:options:condition:)``.
+    ///
+    /// ```swift
+    /// // CREATE UNIQUE INDEX IF NOT EXISTS "byEmail" ON "player"("email")
+    /// try db.create(index: "byEmail", on: "player", columns: ["email"], unique: true, ifNotExists: true)
+    /// ```
+    @available(*, deprecated, message: "Use create(index:on:columns:options:condition:) instead")
+    public func create(
+        index name: String,
+        on table: String,
+        columns: [String],
+        unique: Bool = false,
+        ifNotExists: Bool = false,
+        condition: (any SQLExpressible)? = nil) throws
+    {
+        var options: IndexOptions = []
+        if unique { options.insert(.unique) }
+        if ifNotExists { options.insert(.ifNotExists) }
+        try create(index: name, on: table, columns: columns, options: options, condition: condition)
     }
 
     /// Creates an index on expressions: `[Column("email").collating(.nocase)]`,

@@ -207,3 +207,48 @@ struct ConfigurationTests {
         #expect(try reopened.read { try Int.fetchOne($0, sql: "SELECT a FROM t") } == 1)
     }
 }
+
+// MARK: - Effective QoS, journal mode, schema source
+
+extension ConfigurationTests {
+    @Test func effectiveQualityOfService() {
+        var config = Configuration()
+        #expect(config.qos == .default)
+        #expect(config.readQoS == .default)
+        #expect(config.writeQoS == .default)
+
+        config.qos = .userInitiated
+        #expect(config.readQoS == .userInitiated)
+        #expect(config.writeQoS == .userInitiated)
+
+        // A target queue gives its own QoS to every access…
+        config.targetQueue = DispatchQueue(label: "utility", qos: .utility)
+        #expect(config.readQoS == .utility)
+        #expect(config.writeQoS == .utility)
+
+        // …and a write target queue to writes.
+        config.writeTargetQueue = DispatchQueue(label: "background", qos: .background)
+        #expect(config.readQoS == .utility)
+        #expect(config.writeQoS == .background)
+    }
+
+    @Test func journalModeConfiguration() throws {
+        var config = Configuration()
+        #expect(config.journalMode == Configuration.JournalModeConfiguration.default)
+        let plain = try TestDatabase(configuration: config)
+        #expect(try plain.dbQueue.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") } == "delete")
+
+        config.journalMode = Configuration.JournalModeConfiguration.wal
+        let wal = try TestDatabase(configuration: config)
+        #expect(try wal.dbQueue.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") } == "wal")
+        // The file stays in WAL mode for the connections that open it later.
+        let other = try wal.makeQueue()
+        #expect(try other.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") } == "wal")
+    }
+
+    @Test func schemaSourceDefaultsToNil() throws {
+        #expect(Configuration().schemaSource == nil)
+        let test = try TestDatabase()
+        try test.dbQueue.read { db in #expect(db.schemaSource == nil) }
+    }
+}

@@ -19,7 +19,7 @@ struct ChangePassphraseTests {
     /// verification replicates them.
     static let fastKDF = CipherSettings(kdfIterations: 1000)
 
-    private func configuration(_ store: PassphraseStore, journalMode: JournalModeConfiguration = .default) -> Configuration {
+    private func configuration(_ store: PassphraseStore, journalMode: Configuration.JournalModeConfiguration = .default) -> Configuration {
         var config = Configuration()
         config.journalMode = journalMode
         config.prepareDatabase { db in try db.usePassphrase(store.current, settings: Self.fastKDF) }
@@ -30,7 +30,7 @@ struct ChangePassphraseTests {
         try DatabaseQueue(path: path, configuration: configuration(PassphraseStore(passphrase)))
     }
 
-    private func makeDatabase(_ directory: TemporaryDirectory, journalMode: JournalModeConfiguration = .default) throws -> (DatabaseQueue, PassphraseStore, String) {
+    private func makeDatabase(_ directory: TemporaryDirectory, journalMode: Configuration.JournalModeConfiguration = .default) throws -> (DatabaseQueue, PassphraseStore, String) {
         let store = PassphraseStore("old")
         let path = directory.path("db.sqlite")
         let dbQueue = try DatabaseQueue(path: path, configuration: configuration(store, journalMode: journalMode))
@@ -38,8 +38,8 @@ struct ChangePassphraseTests {
         return (dbQueue, store, path)
     }
 
-    @Test(arguments: [JournalModeConfiguration.default, .wal])
-    func changeInsideWriteAsGRDBDocuments(journalMode: JournalModeConfiguration) throws {
+    @Test(arguments: [Configuration.JournalModeConfiguration.default, .wal])
+    func changeInsideWriteAsGRDBDocuments(journalMode: Configuration.JournalModeConfiguration) throws {
         let directory = try TemporaryDirectory()
         let (dbQueue, store, path) = try makeDatabase(directory, journalMode: journalMode)
         try dbQueue.write { db in

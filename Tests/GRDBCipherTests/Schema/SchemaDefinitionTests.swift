@@ -345,3 +345,196 @@ struct SchemaDefinitionTests {
         ])
     }
 }
+
+// MARK: - GRDB parity: checks, primary key closures, generated columns, origins, GRDB 5 forms
+
+/// Calls the GRDB 5 forms of `create(table:)` and `create(index:)`, which are deprecated: the
+/// calls go through a protocol so that the tests build without deprecation warnings.
+private protocol LegacySchemaCalls {
+    func createTables(_ db: Database) throws
+    func createIndexes(_ db: Database) throws
+}
+
+private struct DeprecatedSchemaCalls: LegacySchemaCalls {
+    @available(*, deprecated)
+    func createTables(_ db: Database) throws {
+        try db.create(table: "tide") { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("height", .double)
+        }
+        try db.create(table: "note", temporary: true, ifNotExists: true) { t in
+            t.column("text", .text)
+        }
+        try db.create(table: "gauge", ifNotExists: true, withoutRowID: true) { t in
+            t.primaryKey("code", .text)
+        }
+        // IF NOT EXISTS: no error for an existing table.
+        try db.create(table: "gauge", ifNotExists: true, withoutRowID: true) { t in
+            t.primaryKey("code", .text)
+        }
+    }
+
+    @available(*, deprecated)
+    func createIndexes(_ db: Database) throws {
+        try db.create(index: "tide_height", on: "tide", columns: ["height"])
+        try db.create(index: "tide_unique", on: "tide", columns: ["id", "height"], unique: true, ifNotExists: true)
+        try db.create(index: "tide_high", on: "tide", columns: ["height"], condition: Column("height") > 5)
+    }
+}
+
+extension SchemaDefinitionTests {
+    @Test func tableCheckConstraints() throws {
+        let sql = try recordSchema { db in
+            try db.create(table: "voyage") { t in
+                t.column("name", .text)
+                t.column("departure", .integer)
+                t.column("arrival", .integer)
+                // A query interface expression (SQLSpecificExpressible)…
+                t.check(Column("departure") <= Column("arrival"))
+                t.check(length(Column("name")) > 2)
+                // …a value (SQLExpressible only), and raw SQL.
+                t.check(true)
+                t.check(sql: "arrival < 100000")
+            }
+            try db.execute(sql: "INSERT INTO voyage VALUES ('Fastnet', 1, 3)")
+            expectDatabaseError(.SQLITE_CONSTRAINT_CHECK) {
+                try db.execute(sql: "INSERT INTO voyage VALUES ('Fastnet', 5, 3)")
+            }
+            expectDatabaseError(.SQLITE_CONSTRAINT_CHECK) {
+                try db.execute(sql: "INSERT INTO voyage VALUES ('Fa', 1, 3)")
+            }
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM voyage") == 1)
+        }
+        #expect(sql == [
+            "CREATE TABLE \"voyage\" (\"name\" TEXT, \"departure\" INTEGER, \"arrival\" INTEGER, CHECK (\"departure\" <= \"arrival\"), CHECK (LENGTH(\"name\") > 2), CHECK (1), CHECK (arrival < 100000))",
+        ])
+    }
+
+    @Test func primaryKeyClosureWithConflictResolution() throws {
+        let sql = try recordSchema { db in
+            try db.create(table: "berth") { t in
+                t.primaryKey(onConflict: .replace) {
+                    t.column("harbour", .text)
+                    t.column("number", .integer)
+                }
+                t.column("boat", .text)
+            }
+            // A throwing body: the error goes through, and no table is created.
+            struct NoBuoy: Error {}
+            #expect(throws: NoBuoy.self) {
+                try db.create(table: "mooring") { t in
+                    try t.primaryKey(body: {
+                        t.column("buoy", .text)
+                        throw NoBuoy()
+                    })
+                }
+            }
+            #expect(try !db.tableExists("mooring"))
+            try db.create(table: "mooring") { t in
+                t.primaryKey(body: { t.column("buoy", .text) })
+            }
+            try db.execute(sql: "INSERT INTO berth VALUES ('Fowey', 1, 'Kestrel')")
+            try db.execute(sql: "INSERT INTO berth VALUES ('Fowey', 1, 'Plover')")
+            #expect(try String.fetchAll(db, sql: "SELECT boat FROM berth") == ["Plover"])
+            #expect(try db.primaryKey("berth").columns == ["harbour", "number"])
+        }
+        #expect(sql == [
+            "CREATE TABLE \"berth\" (\"harbour\" TEXT NOT NULL, \"number\" INTEGER NOT NULL, \"boat\" TEXT, PRIMARY KEY (\"harbour\", \"number\") ON CONFLICT REPLACE)",
+            "CREATE TABLE \"mooring\" (\"buoy\" TEXT NOT NULL, PRIMARY KEY (\"buoy\"))",
+        ])
+    }
+
+    @Test func generatedColumnQualifications() throws {
+        let sql = try recordSchema { db in
+            try db.create(table: "hull") { t in
+                t.column("length", .double)
+                t.column("beam", .double)
+                t.column("ratio", .double).generatedAs(Column("length") / Column("beam"))
+                t.column("area", .double).generatedAs(Column("length") * Column("beam"), .stored)
+                t.column("label", .text).generatedAs(sql: "'L' || length", ColumnDefinition.GeneratedColumnQualification.virtual)
+            }
+            try db.execute(sql: "INSERT INTO hull (length, beam) VALUES (12, 4)")
+            #expect(try Row.fetchOne(db, sql: "SELECT ratio, area, label FROM hull") == ["ratio": 3.0, "area": 48.0, "label": "L12.0"])
+            #expect(try db.columns(in: "hull").map(\.isGenerated) == [false, false, true, true, true])
+        }
+        #expect(sql == [
+            "CREATE TABLE \"hull\" (\"length\" DOUBLE, \"beam\" DOUBLE, \"ratio\" DOUBLE GENERATED ALWAYS AS (\"length\" / \"beam\"), \"area\" DOUBLE GENERATED ALWAYS AS (\"length\" * \"beam\") STORED, \"label\" TEXT GENERATED ALWAYS AS ('L' || length))",
+        ])
+    }
+
+    @Test func indexOrigins() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in
+            try db.execute(sql: """
+                CREATE TABLE crew (badge TEXT PRIMARY KEY, email TEXT UNIQUE, name TEXT) WITHOUT ROWID;
+                CREATE INDEX crew_name ON crew(name);
+                """)
+            let origins = Dictionary(uniqueKeysWithValues: try db.indexes(on: "crew").map { ($0.name, $0.origin) })
+            #expect(origins["crew_name"] == .createIndex)
+            #expect(origins.values.filter { $0 == .uniqueConstraint }.count == 1)
+            #expect(origins.values.filter { $0 == .primaryKeyConstraint }.count == 1)
+        }
+        #expect(IndexInfo.Origin.createIndex.rawValue == "c")
+        #expect(IndexInfo.Origin.uniqueConstraint.rawValue == "u")
+        #expect(IndexInfo.Origin.primaryKeyConstraint.rawValue == "pk")
+        #expect(IndexInfo.Origin(rawValue: "pk") == .primaryKeyConstraint)
+        // A value SQLite may add later is kept as it is.
+        #expect(IndexInfo.Origin(rawValue: "x").rawValue == "x")
+        #expect(IndexInfo.Origin(rawValue: "x") != .createIndex)
+    }
+
+    @Test func columnInfoFromPragmaRows() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE buoy (code TEXT NOT NULL DEFAULT 'B0', lat DOUBLE, lon DOUBLE, tag TEXT GENERATED ALWAYS AS (code || '!'), PRIMARY KEY (lon, lat))")
+            let infoColumns = try Row.fetchAll(db, sql: "PRAGMA table_info(buoy)").map(ColumnInfo.init(row:))
+            #expect(infoColumns.map(\.name) == ["code", "lat", "lon"])
+            #expect(infoColumns.map(\.type) == ["TEXT", "DOUBLE", "DOUBLE"])
+            #expect(infoColumns.map(\.isNotNull) == [true, false, false])
+            #expect(infoColumns.map(\.defaultValueSQL) == ["'B0'", nil, nil])
+            #expect(infoColumns.map(\.primaryKeyIndex) == [0, 2, 1])
+            #expect(infoColumns.allSatisfy { !$0.isGenerated })
+            let xinfoColumns = try Row.fetchAll(db, sql: "PRAGMA table_xinfo(buoy)").map(ColumnInfo.init(row:))
+            #expect(xinfoColumns == (try db.columns(in: "buoy")))
+            #expect(xinfoColumns.last?.isGenerated == true)
+        }
+    }
+
+    @Test func grdb5CreateFormsGenerateTheSameSQL() throws {
+        let calls: any LegacySchemaCalls = DeprecatedSchemaCalls()
+        let sql = try recordSchema { db in
+            try calls.createTables(db)
+            try calls.createIndexes(db)
+            #expect(try db.indexes(on: "tide").first { $0.name == "tide_unique" }?.isUnique == true)
+            #expect(try db.indexes(on: "tide").first { $0.name == "tide_high" }?.isPartial == true)
+        }
+        let modern = try recordSchema { db in
+            try db.create(table: "tide") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("height", .double)
+            }
+            try db.create(table: "note", options: [.temporary, .ifNotExists]) { t in
+                t.column("text", .text)
+            }
+            try db.create(table: "gauge", options: [.ifNotExists, .withoutRowID]) { t in
+                t.primaryKey("code", .text)
+            }
+            try db.create(table: "gauge", options: [.ifNotExists, .withoutRowID]) { t in
+                t.primaryKey("code", .text)
+            }
+            try db.create(index: "tide_height", on: "tide", columns: ["height"])
+            try db.create(index: "tide_unique", on: "tide", columns: ["id", "height"], options: [.unique, .ifNotExists])
+            try db.create(index: "tide_high", on: "tide", columns: ["height"], condition: Column("height") > 5)
+        }
+        #expect(sql == modern)
+        #expect(sql == [
+            "CREATE TABLE \"tide\" (\"id\" INTEGER PRIMARY KEY AUTOINCREMENT, \"height\" DOUBLE)",
+            "CREATE TEMPORARY TABLE IF NOT EXISTS \"note\" (\"text\" TEXT)",
+            "CREATE TABLE IF NOT EXISTS \"gauge\" (\"code\" TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID",
+            "CREATE TABLE IF NOT EXISTS \"gauge\" (\"code\" TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID",
+            "CREATE INDEX \"tide_height\" ON \"tide\"(\"height\")",
+            "CREATE UNIQUE INDEX IF NOT EXISTS \"tide_unique\" ON \"tide\"(\"id\", \"height\")",
+            "CREATE INDEX \"tide_high\" ON \"tide\"(\"height\") WHERE \"height\" > 5",
+        ])
+    }
+}
