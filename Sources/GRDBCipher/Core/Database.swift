@@ -30,6 +30,14 @@ public final class Database {
     /// Analyzes the statements the connection compiles (see ``StatementAnalysis``).
     let authorizer = StatementAuthorizer()
 
+    /// The owner of the commit, rollback and update hooks and of the progress handler, and the
+    /// broker of transaction observers.
+    private(set) lazy var hooks = ConnectionHooks(database: self)
+
+    /// The region read by the fetches of the observation that tracks them, if any (see
+    /// ``registerAccess(to:)``).
+    var trackedRegion: DatabaseRegion?
+
     /// Statements by SQL, for ``cachedStatement(sql:)`` and the fetch methods.
     private var statementCache: [String: Statement] = [:]
 
@@ -126,8 +134,7 @@ public final class Database {
     /// Unregisters the callbacks that point back to this object, before the handle closes: a
     /// zombie handle may still roll back after the object is gone.
     private func removeHooks(_ connection: OpaquePointer) {
-        sqlite3_commit_hook(connection, nil, nil)
-        sqlite3_rollback_hook(connection, nil, nil)
+        ConnectionHooks.uninstall(from: connection)
         sqlite3_busy_handler(connection, nil, nil)
         sqlite3_trace_v2(connection, 0, nil, nil)
         StatementAuthorizer.uninstall(from: connection)
@@ -145,7 +152,7 @@ public final class Database {
     /// a wrong passphrase or a file that is not a database fails here, at open time.
     func setUp() throws {
         silenceCipherLoggingIfNeeded()
-        installTransactionHooks()
+        hooks.install(on: handle)
         try setUpBusyMode()
         if !configuration.acceptsDoubleQuotedStringLiterals {
             _ = grdbcipher_db_config_int(handle, SQLITE_DBCONFIG_DQS_DML, 0, nil)
@@ -205,25 +212,6 @@ public final class Database {
                 throw error
             }
         }
-    }
-
-    /// Keeps ``transactionHasWrites`` up to date.
-    private func installTransactionHooks() {
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        sqlite3_commit_hook(handle, { context in
-            let db = Unmanaged<Database>.fromOpaque(context!).takeUnretainedValue()
-            db.transactionHasWrites = false
-            db.currentTransactionDate = nil
-            return 0
-        }, context)
-        sqlite3_rollback_hook(handle, { context in
-            let db = Unmanaged<Database>.fromOpaque(context!).takeUnretainedValue()
-            db.transactionHasWrites = false
-            db.currentTransactionDate = nil
-            // A rolled back transaction may have created or dropped tables.
-            db.clearSchemaCache()
-            db.noticeRollback()
-        }, context)
     }
 
     /// Closes the connection. Throws SQLITE_BUSY if statements are still alive outside the
@@ -431,23 +419,45 @@ public final class Database {
         try execute(sql: sql, arguments: arguments)
     }
 
-    /// Steps a statement until it is done.
+    /// Steps a statement until it is done: the one path of the statements the library runs
+    /// to completion (``Statement/execute(arguments:)``, multi-statement SQL, persistence
+    /// methods). Cursors step through ``StatementStepper``, which tells the hooks the same way.
     func executeSteps(of statement: Statement) throws {
+        try executeSteps(of: statement) { sqliteStatement in
+            while true {
+                let code = sqlite3_step(sqliteStatement)
+                if code != SQLITE_ROW { return code }
+            }
+        }
+    }
+
+    /// Runs `step` (which steps the statement until it is done, and returns the last code),
+    /// between the calls that tell the hooks the statement starts and ends.
+    @inline(__always)
+    func executeSteps(of statement: Statement, _ step: (SQLiteStatement) throws -> CInt) throws {
         try checkTransactionNotAborted(statement)
         if statement.writesData { transactionHasWrites = true }
-        let sqliteStatement = statement.sqliteStatement
+        if trackedRegion != nil { trackedRegion!.formUnion(statement.databaseRegion) }
         defer { if !statement.effects.isEmpty { noticeEffects(of: statement) } }
-        while true {
-            let code = sqlite3_step(sqliteStatement)
-            if code == SQLITE_ROW { continue }
-            if code == SQLITE_DONE {
-                statement.reset()
-                return
-            }
-            let error = statement.stepError(code)
-            statement.reset()
-            throw error
+        let execution = try willExecute(statement)
+        let code = try step(statement.sqliteStatement)
+        var error: (any Error)?
+        if code != SQLITE_DONE {
+            error = statement.stepError(code)
         }
+        statement.reset()
+        if let execution {
+            error = hooks.didExecute(statement, execution, error: error)
+        }
+        if let error { throw error }
+    }
+
+    /// Tells the hooks a statement starts; nil when they need not know (a read, with no
+    /// transaction effect, or no observer).
+    @inline(__always)
+    func willExecute(_ statement: Statement) throws -> ConnectionHooks.Execution? {
+        guard statement.mayNotifyObservers else { return nil }
+        return try hooks.willExecute(statement)
     }
 
     /// Forgets what a statement that ran made stale: the schema after CREATE, DROP, ALTER or

@@ -52,7 +52,9 @@ final class StatementStepper {
     let row: Row
     private var done = false
     /// The error of the step that failed, if one did.
-    private var failure: DatabaseError?
+    private var failure: (any Error)?
+    /// What the connection's hooks remember of the statement, while it runs.
+    private var execution: ConnectionHooks.Execution?
 
     init(statement: Statement, arguments: StatementArguments?, adapter: (any RowAdapter)? = nil) throws {
         statement.database.preconditionValidAccess()
@@ -64,7 +66,15 @@ final class StatementStepper {
         let liveRow = Row(statement: statement)
         row = layout.map { Row(base: liveRow, layout: $0) } ?? liveRow
         statement.isIterating = true
-        if statement.writesData { statement.database.transactionHasWrites = true }
+        let db = statement.database
+        if statement.writesData { db.transactionHasWrites = true }
+        if db.trackedRegion != nil { db.trackedRegion!.formUnion(statement.databaseRegion) }
+        do {
+            execution = try db.willExecute(statement)
+        } catch {
+            statement.isIterating = false
+            throw error
+        }
     }
 
     deinit {
@@ -77,6 +87,10 @@ final class StatementStepper {
         if statement.isIterating {
             statement.isIterating = false
             statement.reset()
+            if let execution {
+                self.execution = nil
+                failure = statement.database.hooks.didExecute(statement, execution, error: failure)
+            }
             if !statement.effects.isEmpty { statement.database.noticeEffects(of: statement) }
         }
     }

@@ -40,6 +40,10 @@ public final class Statement {
     /// Whether the statement can run inside the savepoint of a multi-statement execution.
     let canRunInSavepoint: Bool
 
+    /// Whether running the statement may change the database or end a transaction, so that
+    /// transaction observers may hear of it.
+    let mayNotifyObservers: Bool
+
     /// The arguments currently bound.
     private var boundArguments = StatementArguments()
 
@@ -83,6 +87,7 @@ public final class Statement {
         writesData = !isReadonly && analysis.transactionEffect == nil
         effects = Effects(analysis)
         canRunInSavepoint = analysis.canRunInSavepoint(isReadonly: isReadonly)
+        mayNotifyObservers = !isReadonly || analysis.transactionEffect != nil
         let columnCount = Int(sqlite3_column_count(sqliteStatement))
         self.columnCount = columnCount
         let columnNames = (0..<CInt(columnCount)).map {

@@ -102,24 +102,16 @@ extension Statement {
     /// Runs a persistence statement bound with ``bindPersistenceValues(_:)``; returns the
     /// rowid of the first returned row when it ends with a `RETURNING …, "rowid"` clause.
     func executePersistence(returnsRowID: Bool) throws -> Int64? {
-        let sqliteStatement = sqliteStatement
-        if writesData { database.transactionHasWrites = true }
         var rowID: Int64?
-        while true {
-            let code = sqlite3_step(sqliteStatement)
-            if code == SQLITE_ROW {
+        try database.executeSteps(of: self) { sqliteStatement in
+            while true {
+                let code = sqlite3_step(sqliteStatement)
+                guard code == SQLITE_ROW else { return code }
                 if returnsRowID, rowID == nil {
                     rowID = sqlite3_column_int64(sqliteStatement, sqlite3_column_count(sqliteStatement) - 1)
                 }
-                continue
             }
-            if code == SQLITE_DONE {
-                reset()
-                return rowID
-            }
-            let error = stepError(code)
-            reset()
-            throw error
         }
+        return rowID
     }
 }

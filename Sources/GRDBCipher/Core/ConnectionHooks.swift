@@ -1,0 +1,477 @@
+import CSQLCipher
+import Foundation
+
+/// The one owner of a connection's SQLite hooks: commit, rollback, update, and the progress
+/// handler. Features register with it instead of installing their own hooks, so that none
+/// removes another's.
+///
+/// It also brokers transaction observation: it asks observers which changes they want before
+/// each statement runs, holds the changes made inside savepoints until the outermost one is
+/// released (and drops those of a rolled back savepoint), and calls `databaseWillCommit`,
+/// `databaseDidCommit` and `databaseDidRollback` in GRDB's order.
+final class ConnectionHooks {
+    unowned let database: Database
+
+    init(database: Database) {
+        self.database = database
+    }
+
+    // MARK: - Installation
+
+    func install(on handle: OpaquePointer) {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        sqlite3_commit_hook(handle, { context in
+            Unmanaged<ConnectionHooks>.fromOpaque(context!).takeUnretainedValue().commitHook()
+        }, context)
+        sqlite3_rollback_hook(handle, { context in
+            Unmanaged<ConnectionHooks>.fromOpaque(context!).takeUnretainedValue().rollbackHook()
+        }, context)
+    }
+
+    /// Removes every hook that points to this object, before the handle closes: a zombie
+    /// handle may still roll back after the object is gone.
+    static func uninstall(from handle: OpaquePointer) {
+        sqlite3_commit_hook(handle, nil, nil)
+        sqlite3_rollback_hook(handle, nil, nil)
+        sqlite3_update_hook(handle, nil, nil)
+        sqlite3_progress_handler(handle, 0, nil, nil)
+    }
+
+    // MARK: - Progress handlers
+
+    /// A progress handler answers true to interrupt the running statement.
+    typealias ProgressHandler = () -> Bool
+
+    private var progressHandlers: [(id: Int, handler: ProgressHandler)] = []
+    private var nextProgressHandlerID = 0
+
+    /// Registers a progress handler, called every 1000 SQLite instructions while statements
+    /// run; returns the token that removes it.
+    func addProgressHandler(_ handler: @escaping ProgressHandler) -> Int {
+        nextProgressHandlerID += 1
+        progressHandlers.append((nextProgressHandlerID, handler))
+        if progressHandlers.count == 1, let handle = database.sqliteConnection {
+            sqlite3_progress_handler(handle, 1000, { context in
+                Unmanaged<ConnectionHooks>.fromOpaque(context!).takeUnretainedValue().progress()
+            }, Unmanaged.passUnretained(self).toOpaque())
+        }
+        return nextProgressHandlerID
+    }
+
+    func removeProgressHandler(_ id: Int) {
+        progressHandlers.removeAll { $0.id == id }
+        if progressHandlers.isEmpty, let handle = database.sqliteConnection {
+            sqlite3_progress_handler(handle, 0, nil, nil)
+        }
+    }
+
+    private func progress() -> CInt {
+        // Every handler runs: one that reports progress must not miss a poll because another
+        // interrupts.
+        var interrupts = false
+        for (_, handler) in progressHandlers where handler() {
+            interrupts = true
+        }
+        return interrupts ? 1 : 0
+    }
+
+    // MARK: - Observers
+
+    /// A registered observer.
+    fileprivate final class Entry {
+        weak var weakObserver: (any TransactionObserver)?
+        var strongObserver: (any TransactionObserver)?
+        let extent: Database.TransactionObservationExtent
+        let id: ObjectIdentifier
+        /// Set by `stopObservingDatabaseChangesUntilNextTransaction()`.
+        var ignoresChangesUntilTransactionEnd = false
+        /// The changes of the running statement the observer wants: kind and lowercased table.
+        var acceptedChanges: [(kind: DatabaseEvent.Kind, table: String)] = []
+
+        init(_ observer: any TransactionObserver, extent: Database.TransactionObservationExtent) {
+            id = ObjectIdentifier(observer)
+            self.extent = extent
+            if extent == .observerLifetime {
+                weakObserver = observer
+            } else {
+                strongObserver = observer
+            }
+        }
+
+        var observer: (any TransactionObserver)? { strongObserver ?? weakObserver }
+
+        func accepts(_ event: DatabaseEvent) -> Bool {
+            acceptedChanges.contains { $0.kind == event.kind && event.isOnTable(lowercasedName: $0.table) }
+        }
+    }
+
+    private var entries: [Entry] = []
+
+    /// Whether an observer may be told something.
+    var hasObservers: Bool {
+        entries.removeAll { $0.observer == nil }
+        return !entries.isEmpty
+    }
+
+    func add(_ observer: some TransactionObserver, extent: Database.TransactionObservationExtent) {
+        entries.append(Entry(observer, extent: extent))
+    }
+
+    func remove(_ observer: some TransactionObserver) {
+        let id = ObjectIdentifier(observer)
+        entries.removeAll { $0.id == id || $0.observer == nil }
+        interested.removeAll { $0.id == id }
+        updateInterest()
+    }
+
+    func stopObservingChanges(of observer: some TransactionObserver) {
+        let id = ObjectIdentifier(observer)
+        for entry in entries where entry.id == id {
+            entry.ignoresChangesUntilTransactionEnd = true
+        }
+    }
+
+    /// The hooks whose observers are being called on this thread, for
+    /// `stopObservingDatabaseChangesUntilNextTransaction()`.
+    static var currentlyNotifying: ConnectionHooks? {
+        NotifyingHooks.current
+    }
+
+    private func notifying(_ body: () throws -> Void) rethrows {
+        let previous = NotifyingHooks.current
+        NotifyingHooks.current = self
+        defer { NotifyingHooks.current = previous }
+        try body()
+    }
+
+    // MARK: - Savepoints
+
+    /// An open savepoint, and the changes made since it began (held until the outermost
+    /// savepoint is released).
+    private struct Savepoint {
+        var name: String
+        /// The savepoint began the transaction: releasing it commits.
+        var beganTransaction: Bool
+        var events: [(entry: Entry, event: DatabaseEvent)] = []
+    }
+
+    private var savepoints: [Savepoint] = []
+
+    // MARK: - Statement execution
+
+    /// What the hooks remember of the statement that runs.
+    struct Execution {
+        fileprivate var wasInsideTransaction: Bool
+        fileprivate var previousInterest: [Entry]?
+        /// The statement commits the transaction if it succeeds.
+        fileprivate var commitsTransaction = false
+    }
+
+    /// Observers that want changes of the running statement.
+    private var interested: [Entry] = []
+    private var updateHookInstalled = false
+
+    /// Set by the commit and rollback hooks while a statement runs.
+    private var didCommit = false
+    private var didRollback = false
+    /// `databaseWillCommit` already ran for the commit in progress.
+    private var willCommitDone = false
+    /// The error of an observer that refused a commit from the commit hook.
+    private var commitError: (any Error)?
+
+    /// Called before the first step of a statement that may change the database or end a
+    /// transaction; nil when nothing needs to be known of it (no observer, and no transaction
+    /// effect to track).
+    func willExecute(_ statement: Statement) throws -> Execution? {
+        let effect = statement.analysis.transactionEffect
+        if entries.isEmpty && effect == nil { return nil }
+        // The flags of the hooks are about this statement only.
+        didCommit = false
+        didRollback = false
+        commitError = nil
+        let wasInsideTransaction = database.isInsideTransaction
+        var execution = Execution(wasInsideTransaction: wasInsideTransaction, previousInterest: nil)
+        execution.commitsTransaction = wasInsideTransaction && commits(effect)
+        guard hasObservers, !database.isReadOnly else {
+            if !interested.isEmpty {
+                execution.previousInterest = interested
+                interested = []
+                updateInterest()
+            }
+            return execution
+        }
+
+        // Which observers want which changes of this statement.
+        execution.previousInterest = interested
+        var newInterest: [Entry] = []
+        for entry in entries {
+            entry.acceptedChanges = []
+            guard let observer = entry.observer, !entry.ignoresChangesUntilTransactionEnd else { continue }
+            for kind in statement.analysis.eventKinds where observer.observes(eventsOfKind: kind) {
+                entry.acceptedChanges.append((kind.eventKind, kind.tableName.lowercased()))
+            }
+            if !entry.acceptedChanges.isEmpty { newInterest.append(entry) }
+        }
+        interested = newInterest
+        updateInterest()
+
+        // An explicit commit: observers may refuse it before it runs (SQLite calls no commit
+        // hook for a transaction without writes, which GRDB observers hear of too).
+        if execution.commitsTransaction {
+            do {
+                try prepareCommit()
+            } catch {
+                willCommitDone = false
+                restore(execution)
+                // The transaction is rolled back, and the commit throws the observer's error.
+                try? database.executeInternal("ROLLBACK")
+                throw error
+            }
+        }
+        return execution
+    }
+
+    /// Called once the statement is done (or failed, with `error`); returns the error to throw.
+    func didExecute(_ statement: Statement, _ execution: Execution, error: (any Error)?) -> (any Error)? {
+        var error = error
+        if let commitError {
+            // An observer refused the commit from the commit hook: SQLite reports
+            // SQLITE_CONSTRAINT_COMMITHOOK, the application gets the observer's error.
+            error = commitError
+            self.commitError = nil
+        }
+        if error == nil {
+            trackSavepoints(statement.analysis.transactionEffect, wasInsideTransaction: execution.wasInsideTransaction)
+        }
+        let isInsideTransaction = database.isInsideTransaction
+        var committed: Bool
+        var rolledBack: Bool
+        if execution.wasInsideTransaction && !isInsideTransaction {
+            committed = didCommit || (error == nil && execution.commitsTransaction)
+            rolledBack = !committed
+            if !didCommit && !didRollback && database.isReadOnly {
+                // A read-only transaction: observers do not hear of it.
+                committed = false
+                rolledBack = false
+            }
+        } else {
+            committed = didCommit
+            rolledBack = didRollback
+        }
+        didCommit = false
+        didRollback = false
+        willCommitDone = false
+        restore(execution)
+        if !isInsideTransaction {
+            savepoints = []
+        }
+        if committed {
+            transactionDidEnd { $0.databaseDidCommit(self.database) }
+        } else if rolledBack {
+            transactionDidEnd { $0.databaseDidRollback(self.database) }
+        }
+        return error
+    }
+
+    private func restore(_ execution: Execution) {
+        if let previous = execution.previousInterest {
+            interested = previous
+            updateInterest()
+        }
+    }
+
+    /// Whether the statement ends the transaction by committing it.
+    private func commits(_ effect: StatementAnalysis.TransactionEffect?) -> Bool {
+        switch effect {
+        case .commitTransaction:
+            return true
+        case let .releaseSavepoint(name):
+            guard let first = savepoints.first, first.beganTransaction else { return false }
+            return first.name.caseInsensitiveCompare(name) == .orderedSame
+        default:
+            return false
+        }
+    }
+
+    private func trackSavepoints(_ effect: StatementAnalysis.TransactionEffect?, wasInsideTransaction: Bool) {
+        switch effect {
+        case nil, .beginTransaction:
+            break
+        case .commitTransaction, .rollbackTransaction:
+            savepoints = []
+        case let .beginSavepoint(name):
+            savepoints.append(Savepoint(name: name, beganTransaction: !wasInsideTransaction))
+        case let .releaseSavepoint(name):
+            guard let index = savepoints.lastIndex(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) else { return }
+            let released = savepoints[index...].flatMap(\.events)
+            savepoints.removeSubrange(index...)
+            if savepoints.isEmpty {
+                deliver(released)
+            } else {
+                savepoints[savepoints.count - 1].events.append(contentsOf: released)
+            }
+        case let .rollbackSavepoint(name):
+            guard let index = savepoints.lastIndex(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) else { return }
+            // The savepoint stays open, without the changes made since it began.
+            savepoints.removeSubrange((index + 1)...)
+            savepoints[index].events = []
+        }
+    }
+
+    /// Delivers buffered changes, and calls `databaseWillCommit`; throws the first observer's
+    /// error.
+    private func prepareCommit() throws {
+        guard !willCommitDone else { return }
+        willCommitDone = true
+        let pending = savepoints.flatMap(\.events)
+        for index in savepoints.indices { savepoints[index].events = [] }
+        deliver(pending)
+        try notifying {
+            for entry in entries {
+                try entry.observer?.databaseWillCommit()
+            }
+        }
+    }
+
+    private func deliver(_ events: [(entry: Entry, event: DatabaseEvent)]) {
+        if events.isEmpty { return }
+        notifying {
+            for (entry, event) in events where !entry.ignoresChangesUntilTransactionEnd {
+                entry.observer?.databaseDidChange(with: event)
+            }
+        }
+    }
+
+    /// Tells the observers the transaction ended, then forgets the `.nextTransaction` ones.
+    private func transactionDidEnd(_ notify: (any TransactionObserver) -> Void) {
+        let notified = entries
+        for entry in notified {
+            entry.ignoresChangesUntilTransactionEnd = false
+            entry.acceptedChanges = []
+        }
+        notifying {
+            for entry in notified {
+                if let observer = entry.observer { notify(observer) }
+            }
+        }
+        let ended = Set(notified.filter { $0.extent == .nextTransaction }.map { ObjectIdentifier($0) })
+        entries.removeAll { ended.contains(ObjectIdentifier($0)) || $0.observer == nil }
+    }
+
+    // MARK: - notifyChanges(in:)
+
+    func notifyChanges(in region: DatabaseRegion) throws {
+        guard hasObservers else { return }
+        var toldObservers: [any TransactionObserver] = []
+        for entry in entries where !entry.ignoresChangesUntilTransactionEnd {
+            guard let observer = entry.observer else { continue }
+            if try observes(region, observer) { toldObservers.append(observer) }
+        }
+        notifying {
+            for observer in toldObservers { observer.databaseDidChange() }
+        }
+    }
+
+    /// Whether an observer observes some change of the region: inserts, deletes, and updates
+    /// of the region's columns (or of every column of the table).
+    private func observes(_ region: DatabaseRegion, _ observer: some TransactionObserver) throws -> Bool {
+        guard let tables = region.tables else { return true }
+        for table in tables.values {
+            if observer.observes(eventsOfKind: .insert(tableName: table.name)) { return true }
+            if observer.observes(eventsOfKind: .delete(tableName: table.name)) { return true }
+            let columns: Set<String>
+            if let regionColumns = table.columns {
+                columns = regionColumns
+            } else if try database.tableExists(table.name) || database.viewExists(table.name) {
+                columns = try Set(database.columns(in: table.name).map(\.name))
+            } else {
+                columns = []
+            }
+            if observer.observes(eventsOfKind: .update(tableName: table.name, columnNames: columns)) { return true }
+        }
+        return false
+    }
+
+    // MARK: - SQLite hooks
+
+    /// Installs the update hook while some observer wants the changes of the running statement.
+    private func updateInterest() {
+        guard let handle = database.sqliteConnection else { return }
+        if interested.isEmpty {
+            if updateHookInstalled {
+                sqlite3_update_hook(handle, nil, nil)
+                updateHookInstalled = false
+            }
+        } else if !updateHookInstalled {
+            sqlite3_update_hook(handle, { context, kind, databaseName, tableName, rowID in
+                Unmanaged<ConnectionHooks>.fromOpaque(context!).takeUnretainedValue()
+                    .updateHook(kind, databaseName!, tableName!, rowID)
+            }, Unmanaged.passUnretained(self).toOpaque())
+            updateHookInstalled = true
+        }
+    }
+
+    private func updateHook(_ kind: CInt, _ databaseName: UnsafePointer<CChar>, _ tableName: UnsafePointer<CChar>, _ rowID: Int64) {
+        guard let kind = DatabaseEvent.Kind(rawValue: kind) else { return }
+        let event = DatabaseEvent(kind: kind, rowID: rowID, databaseNameCString: databaseName, tableNameCString: tableName)
+        if savepoints.isEmpty {
+            notifying {
+                for entry in interested where !entry.ignoresChangesUntilTransactionEnd && entry.accepts(event) {
+                    entry.observer?.databaseDidChange(with: event)
+                }
+            }
+        } else {
+            var copy: DatabaseEvent?
+            for entry in interested where entry.accepts(event) {
+                if copy == nil { copy = event.copy() }
+                savepoints[savepoints.count - 1].events.append((entry, copy!))
+            }
+        }
+    }
+
+    private func commitHook() -> CInt {
+        database.transactionHasWrites = false
+        database.currentTransactionDate = nil
+        if !willCommitDone && !database.isReadOnly && hasObservers {
+            do {
+                try prepareCommit()
+            } catch {
+                commitError = error
+                return 1
+            }
+        }
+        didCommit = true
+        // The commit releases every savepoint.
+        savepoints = []
+        return 0
+    }
+
+    private func rollbackHook() {
+        database.transactionHasWrites = false
+        database.currentTransactionDate = nil
+        // A rolled back transaction may have created or dropped tables.
+        database.clearSchemaCache()
+        database.noticeRollback()
+        didRollback = true
+        savepoints = []
+    }
+}
+
+/// The hooks calling observers on the current thread.
+private enum NotifyingHooks {
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let code = pthread_key_create(&key, nil)
+        precondition(code == 0, "pthread_key_create failed: \(code)")
+        return key
+    }()
+
+    static var current: ConnectionHooks? {
+        get {
+            pthread_getspecific(key).map { Unmanaged<ConnectionHooks>.fromOpaque($0).takeUnretainedValue() }
+        }
+        set {
+            pthread_setspecific(key, newValue.map { Unmanaged.passUnretained($0).toOpaque() })
+        }
+    }
+}
