@@ -404,18 +404,6 @@ public struct RowDecodingError: Error, CustomStringConvertible, Sendable {
     }
 }
 
-extension DatabaseValue.Storage {
-    var value: (any DatabaseValueConvertible)? {
-        switch self {
-        case .null: return nil
-        case .int64(let value): return value
-        case .double(let value): return value
-        case .string(let value): return value
-        case .blob(let value): return value
-        }
-    }
-}
-
 // MARK: - Collection
 
 extension Row: RandomAccessCollection {
