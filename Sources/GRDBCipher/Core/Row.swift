@@ -295,9 +295,33 @@ extension Row {
         return nil
     }
 
+    /// Returns the first non-null value among `columns`, if any (like SQL `COALESCE`).
+    ///
+    /// ```swift
+    /// let nickname: String? = row.coalesce([Column("nickname"), Column("name")])
+    /// ```
+    public func coalesce<T: DatabaseValueConvertible>(_ columns: some Collection<any ColumnExpression>) -> T? {
+        coalesce(columns.map(\.name))
+    }
+
     /// The Data at `index`, or nil for NULL.
     public func dataNoCopy(atIndex index: Int) -> Data? {
         self[index] as Data?
+    }
+
+    /// The Data of the column named `columnName`, or nil for NULL or a missing column.
+    ///
+    /// ```swift
+    /// let thumbnail = row.dataNoCopy(named: "thumbnail")
+    /// ```
+    public func dataNoCopy(named columnName: String) -> Data? {
+        guard let index = index(forColumn: columnName) else { return nil }
+        return dataNoCopy(atIndex: index)
+    }
+
+    /// The Data of `column`, or nil for NULL or a missing column.
+    public func dataNoCopy(_ column: some ColumnExpression) -> Data? {
+        dataNoCopy(named: column.name)
     }
 
     /// Calls `body` with the Data at `index`, without copying the bytes when the row reads a
@@ -324,6 +348,17 @@ extension Row {
     public func withUnsafeData<T>(named columnName: String, _ body: (Data?) throws -> T) rethrows -> T {
         guard let index = index(forColumn: columnName) else { return try body(nil) }
         return try withUnsafeData(atIndex: index, body)
+    }
+
+    /// Calls `body` with the Data of `column` (nil for NULL or a missing column), without
+    /// copying the bytes when the row reads a live statement. Do not keep the Data after
+    /// `body` returns.
+    ///
+    /// ```swift
+    /// let size = try row.withUnsafeData(at: Column("payload")) { $0?.count ?? 0 }
+    /// ```
+    public func withUnsafeData<T>(at column: some ColumnExpression, _ body: (Data?) throws -> T) rethrows -> T {
+        try withUnsafeData(named: column.name, body)
     }
 }
 
@@ -395,6 +430,12 @@ public struct RowDecodingError: Error, CustomStringConvertible, Sendable {
             "could not decode \(type) from database value of type \(dbValue.storageClassName)"
             + " - column: \(String(reflecting: column)), column index: \(index)"
             + " - row columns: \(row.columnNames)")
+    }
+
+    static func scopeNotFound(_ scope: String, type: Any.Type, row: Row) -> RowDecodingError {
+        RowDecodingError(description:
+            "scope not found: \(String(reflecting: scope)) (decoding \(type))"
+            + " - available scopes: \(row.scopesTree.names.sorted())")
     }
 
     static func columnNotFound(_ column: String, type: Any.Type, row: Row) -> RowDecodingError {
