@@ -326,7 +326,7 @@ extension Row {
 
     /// Calls `body` with the Data at `index`, without copying the bytes when the row reads a
     /// live statement.
-    public func withUnsafeData<T>(atIndex index: Int, _ body: (Data?) throws -> T) rethrows -> T {
+    public func withUnsafeData<T>(atIndex index: Int, _ body: (Data?) throws -> T) throws -> T {
         let index = checkedIndex(index)
         if case .statement(let statement) = storage {
             let sqliteStatement = statement.sqliteStatement
@@ -345,7 +345,7 @@ extension Row {
     }
 
     /// Calls `body` with the Data of the column named `columnName`.
-    public func withUnsafeData<T>(named columnName: String, _ body: (Data?) throws -> T) rethrows -> T {
+    public func withUnsafeData<T>(named columnName: String, _ body: (Data?) throws -> T) throws -> T {
         guard let index = index(forColumn: columnName) else { return try body(nil) }
         return try withUnsafeData(atIndex: index, body)
     }
@@ -357,7 +357,7 @@ extension Row {
     /// ```swift
     /// let size = try row.withUnsafeData(at: Column("payload")) { $0?.count ?? 0 }
     /// ```
-    public func withUnsafeData<T>(at column: some ColumnExpression, _ body: (Data?) throws -> T) rethrows -> T {
+    public func withUnsafeData<T>(at column: some ColumnExpression, _ body: (Data?) throws -> T) throws -> T {
         try withUnsafeData(named: column.name, body)
     }
 }
