@@ -30,6 +30,14 @@ public final class DatabaseCollation: Hashable, Identifiable, Sendable {
         init(name: String) {
             self.name = name.lowercased()
         }
+
+        public static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.name == rhs.name
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(name)
+        }
     }
 
     /// The identity of the collation: its name, ignoring case.
