@@ -123,8 +123,18 @@ extension Cursor {
         PrefixWhileCursor(self, predicate)
     }
 
+    /// A cursor without its first element.
+    ///
+    /// ```swift
+    /// let names = try String.fetchCursor(db, sql: "SELECT name FROM player ORDER BY score DESC")
+    /// let runnersUp = try Array(names.dropFirst())
+    /// ```
+    public func dropFirst() -> DropFirstCursor<Self> {
+        dropFirst(1)
+    }
+
     /// A cursor without its first `k` elements.
-    public func dropFirst(_ k: Int = 1) -> DropFirstCursor<Self> {
+    public func dropFirst(_ k: Int) -> DropFirstCursor<Self> {
         DropFirstCursor(self, count: k)
     }
 

@@ -95,7 +95,7 @@ public final class Database {
     var traceBox: TraceBox?
 
     /// Functions and collations registered on the connection.
-    var functions: [DatabaseFunction.Key: DatabaseFunction] = [:]
+    var functions: [DatabaseFunction.ID: DatabaseFunction] = [:]
     var collations: [String: DatabaseCollation] = [:]
 
     /// Opens a connection. The connection is not usable until `setUp()` ran.

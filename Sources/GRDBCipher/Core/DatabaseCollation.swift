@@ -12,10 +12,36 @@ import Foundation
 /// ```
 ///
 /// Related SQLite documentation: <https://www.sqlite.org/datatype3.html#collation>
-public final class DatabaseCollation: Hashable, Sendable {
+public final class DatabaseCollation: Hashable, Identifiable, Sendable {
     /// The name of the collation.
     public let name: String
     let function: @Sendable (String, String) -> ComparisonResult
+
+    /// The identity of a collation, as SQLite knows it: its name, ignoring case. Two
+    /// collations with the same identity replace each other in a connection.
+    ///
+    /// ```swift
+    /// DatabaseCollation("french") { $0.compare($1) }.id
+    ///     == DatabaseCollation("FRENCH") { $0.compare($1) }.id // true
+    /// ```
+    public struct ID: Hashable, Sendable {
+        let name: String
+
+        init(name: String) {
+            self.name = name.lowercased()
+        }
+
+        public static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.name == rhs.name
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(name)
+        }
+    }
+
+    /// The identity of the collation: its name, ignoring case.
+    public var id: ID { ID(name: name) }
 
     /// Creates a collation.
     public init(_ name: String, function: @escaping @Sendable (String, String) -> ComparisonResult) {
@@ -24,11 +50,11 @@ public final class DatabaseCollation: Hashable, Sendable {
     }
 
     public static func == (lhs: DatabaseCollation, rhs: DatabaseCollation) -> Bool {
-        lhs.name.lowercased() == rhs.name.lowercased()
+        lhs.id == rhs.id
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(name.lowercased())
+        hasher.combine(id)
     }
 
     /// Compares with `String.compare`, unicode-aware.

@@ -7,6 +7,20 @@ import CSQLCipher
 public protocol DatabaseCursor<Element>: Cursor {
     /// The statement that feeds the cursor.
     var statement: Statement { get }
+
+    /// Steps the statement and returns the next element, or nil when the statement is done.
+    ///
+    /// Throws the ``DatabaseError`` of a failed step, and the same error again if called
+    /// after it: a failed iteration never looks complete.
+    func next() throws -> Element?
+
+    /// Calls `body` on each remaining element, stepping the statement.
+    ///
+    /// ```swift
+    /// let rows = try Row.fetchCursor(db, sql: "SELECT * FROM player")
+    /// try rows.forEach { row in print(row) }
+    /// ```
+    func forEach(_ body: (Element) throws -> Void) throws
 }
 
 extension DatabaseCursor {
@@ -122,6 +136,8 @@ final class StatementStepper {
 /// A cursor of rows. The row it returns reads the statement directly and changes as the cursor
 /// moves: copy it to keep it.
 public final class RowCursor: DatabaseCursor {
+    public typealias Element = Row
+
     let stepper: StatementStepper
 
     /// The statement that feeds the cursor.
@@ -157,6 +173,8 @@ struct ValueCursorCore {
 
 /// A cursor of values decoded through ``DatabaseValueConvertible``.
 public final class DatabaseValueCursor<Value: DatabaseValueConvertible>: DatabaseCursor {
+    public typealias Element = Value
+
     private let core: ValueCursorCore
 
     /// The statement that feeds the cursor.
@@ -174,6 +192,8 @@ public final class DatabaseValueCursor<Value: DatabaseValueConvertible>: Databas
 
 /// A cursor of values read straight from SQLite through ``StatementColumnConvertible``.
 public final class FastDatabaseValueCursor<Value: DatabaseValueConvertible & StatementColumnConvertible>: DatabaseCursor {
+    public typealias Element = Value
+
     private let core: ValueCursorCore
 
     /// The statement that feeds the cursor.

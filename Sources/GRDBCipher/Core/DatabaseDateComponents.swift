@@ -1,3 +1,4 @@
+import CSQLCipher
 import Foundation
 
 /// Date components stored in the database as text, in one of SQLite's date formats.
@@ -76,6 +77,48 @@ public struct DatabaseDateComponents: Sendable, Hashable, DatabaseValueConvertib
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> DatabaseDateComponents? {
         guard case .string(let string) = dbValue.storage else { return nil }
         return DateFormatting.parseComponents(string)
+    }
+}
+
+extension DatabaseDateComponents: StatementColumnConvertible {
+    /// Reads date components straight from a TEXT column, in any of SQLite's date formats.
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        guard sqlite3_column_type(sqliteStatement, index) == SQLITE_TEXT,
+              let text = sqlite3_column_text(sqliteStatement, index),
+              let components = DateFormatting.parseComponents(
+                String(sqliteText: text, count: sqlite3_column_bytes(sqliteStatement, index)))
+        else { return nil }
+        self = components
+    }
+}
+
+/// Date components encode as a single string, their database text: `"2024-05-01 09:30"`.
+extension DatabaseDateComponents: Codable {
+    /// Decodes components from a string in one of SQLite's date formats; the format is the
+    /// one of the string.
+    ///
+    /// ```swift
+    /// let components = try JSONDecoder().decode([DatabaseDateComponents].self, from: Data(#"["12:45"]"#.utf8))
+    /// components[0].format // .HM
+    /// ```
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let string = try container.decode(String.self)
+        guard let components = DateFormatting.parseComponents(string) else {
+            throw DecodingError.dataCorruptedError(
+                in: container,
+                debugDescription: "not a date in one of SQLite's formats")
+        }
+        self = components
+    }
+
+    /// Encodes the components as the string stored in the database.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        guard case .string(let string) = databaseValue.storage else {
+            preconditionFailure("date components always have a text database value")
+        }
+        try container.encode(string)
     }
 }
 

@@ -15,9 +15,11 @@ import Foundation
 /// ```
 ///
 /// Related SQLite documentation: <https://www.sqlite.org/c3ref/create_function.html>
-public final class DatabaseFunction: Hashable, Sendable {
+public final class DatabaseFunction: Hashable, Identifiable, Sendable {
     /// The name of the function.
     public let name: String
+    /// The identity of the function: its name (ignoring case) and its argument count.
+    public let id: ID
     let argumentCount: Int32?
     let pure: Bool
     let kind: Kind
@@ -33,23 +35,37 @@ public final class DatabaseFunction: Hashable, Sendable {
         let type: any DatabaseAggregate.Type
     }
 
-    struct Key: Hashable {
+    /// The identity of a function, as SQLite knows it: its name, ignoring case, and its
+    /// argument count (nil for any number of arguments). Two functions with the same
+    /// identity replace each other in a connection.
+    ///
+    /// ```swift
+    /// let a = DatabaseFunction("succ", argumentCount: 1) { _ in nil }
+    /// let b = DatabaseFunction("SUCC", argumentCount: 1) { _ in nil }
+    /// a.id == b.id // true
+    /// ```
+    public struct ID: Hashable, Sendable {
         let name: String
         let argumentCount: Int32?
-    }
 
-    var key: Key { Key(name: name.lowercased(), argumentCount: argumentCount) }
+        init(name: String, argumentCount: Int32?) {
+            self.name = name.lowercased()
+            self.argumentCount = argumentCount
+        }
+    }
 
     /// A scalar function. `argumentCount` nil means any number of arguments. A pure function
     /// always gives the same result for the same arguments, which lets SQLite optimize it.
     public init(
         _ name: String,
-        argumentCount: Int32? = nil,
+        argumentCount: Int? = nil,
         pure: Bool = false,
         function: @escaping @Sendable ([DatabaseValue]) throws -> (any DatabaseValueConvertible)?)
     {
         self.name = name
+        let argumentCount = argumentCount.map { Int32($0) }
         self.argumentCount = argumentCount
+        self.id = ID(name: name, argumentCount: argumentCount)
         self.pure = pure
         self.kind = .scalar(function)
     }
@@ -66,22 +82,24 @@ public final class DatabaseFunction: Hashable, Sendable {
     /// ```
     public init<Aggregate: DatabaseAggregate>(
         _ name: String,
-        argumentCount: Int32? = nil,
+        argumentCount: Int? = nil,
         pure: Bool = false,
         aggregate: Aggregate.Type)
     {
         self.name = name
+        let argumentCount = argumentCount.map { Int32($0) }
         self.argumentCount = argumentCount
+        self.id = ID(name: name, argumentCount: argumentCount)
         self.pure = pure
         self.kind = .aggregate(AggregateType(type: aggregate))
     }
 
     public static func == (lhs: DatabaseFunction, rhs: DatabaseFunction) -> Bool {
-        lhs.key == rhs.key
+        lhs.id == rhs.id
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(key)
+        hasher.combine(id)
     }
 
     var eTextRep: CInt {
@@ -105,7 +123,7 @@ extension Database {
     /// Adds or replaces a custom SQL function.
     public func add(function: DatabaseFunction) {
         preconditionValidAccess()
-        functions[function.key] = function
+        functions[function.id] = function
         let context = Unmanaged.passRetained(FunctionContext(function)).toOpaque()
         let argumentCount = function.argumentCount ?? -1
         let code: CInt
@@ -165,7 +183,7 @@ extension Database {
     /// Removes a custom SQL function.
     public func remove(function: DatabaseFunction) {
         preconditionValidAccess()
-        functions[function.key] = nil
+        functions[function.id] = nil
         sqlite3_create_function_v2(
             handle, function.name, function.argumentCount ?? -1, function.eTextRep,
             nil, nil, nil, nil, nil)

@@ -38,6 +38,22 @@ public struct DatabaseValue: Hashable, Sendable {
             }
         }
 
+        /// The stored value: nil for NULL, or an `Int64`, a `Double`, a `String`, a `Data`.
+        ///
+        /// ```swift
+        /// let dbValue = try DatabaseValue.fetchOne(db, sql: "SELECT 42")!
+        /// dbValue.storage.value as? Int64 // 42
+        /// ```
+        public var value: (any DatabaseValueConvertible)? {
+            switch self {
+            case .null: return nil
+            case .int64(let int64): return int64
+            case .double(let double): return double
+            case .string(let string): return string
+            case .blob(let data): return data
+            }
+        }
+
         public func hash(into hasher: inout Hasher) {
             switch self {
             case .null:
@@ -61,6 +77,11 @@ public struct DatabaseValue: Hashable, Sendable {
 
     /// The value's storage.
     public let storage: Storage
+
+    /// Hashes the storage: equal values (such as the integer 1 and the double 1.0) hash alike.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(storage)
+    }
 
     /// The NULL value.
     public static let null = DatabaseValue(storage: .null)

@@ -34,21 +34,6 @@ extension DatabaseValueConvertible where Self: Encodable {
             fatalError("could not encode \(Self.self) as a database value: \(type(of: error))")
         }
     }
-
-    /// The encoder of the JSON form of values: base64 data, dates in milliseconds since 1970,
-    /// sorted keys, non-finite numbers refused.
-    ///
-    /// ```swift
-    /// let json = try Address.databaseJSONEncoder().encode(address)
-    /// ```
-    public static func databaseJSONEncoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.dataEncodingStrategy = .base64
-        encoder.dateEncodingStrategy = .millisecondsSince1970
-        encoder.nonConformingFloatEncodingStrategy = .throw
-        encoder.outputFormatting = .sortedKeys
-        return encoder
-    }
 }
 
 extension DatabaseValueConvertible where Self: Decodable {
@@ -73,6 +58,26 @@ extension DatabaseValueConvertible where Self: Decodable {
         } catch {
             return nil
         }
+    }
+}
+
+// The JSON coders are requirements of `DatabaseValueConvertible`: a type customizes the JSON
+// form of its values (dates as ISO 8601, say) by implementing them.
+
+extension DatabaseValueConvertible {
+    /// The encoder of the JSON form of values: base64 data, dates in milliseconds since 1970,
+    /// sorted keys, non-finite numbers refused.
+    ///
+    /// ```swift
+    /// let json = try Address.databaseJSONEncoder().encode(address)
+    /// ```
+    public static func databaseJSONEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dataEncodingStrategy = .base64
+        encoder.dateEncodingStrategy = .millisecondsSince1970
+        encoder.nonConformingFloatEncodingStrategy = .throw
+        encoder.outputFormatting = .sortedKeys
+        return encoder
     }
 
     /// The decoder of the JSON form of values: base64 data, dates in milliseconds since 1970,

@@ -1,4 +1,5 @@
 import CSQLCipher
+import Foundation
 
 /// A type that can convert itself to and from a database value.
 ///
@@ -21,6 +22,25 @@ public protocol DatabaseValueConvertible: SQLExpressible, StatementBinding {
 
     /// Returns a value for a column that is missing from a row, if possible. The default is nil.
     static func fromMissingColumn() -> Self?
+
+    /// The decoder of the JSON form of `Decodable` values stored as JSON (keyed or unkeyed
+    /// containers). Implement it to customize how they are read.
+    ///
+    /// ```swift
+    /// struct Itinerary: Codable, DatabaseValueConvertible {
+    ///     var stops: [Date]
+    ///     static func databaseJSONDecoder() -> JSONDecoder {
+    ///         let decoder = JSONDecoder()
+    ///         decoder.dateDecodingStrategy = .iso8601
+    ///         return decoder
+    ///     }
+    /// }
+    /// ```
+    static func databaseJSONDecoder() -> JSONDecoder
+
+    /// The encoder of the JSON form of `Encodable` values stored as JSON (keyed or unkeyed
+    /// containers). Implement it to customize how they are written.
+    static func databaseJSONEncoder() -> JSONEncoder
 }
 
 extension DatabaseValueConvertible {
@@ -31,6 +51,13 @@ extension DatabaseValueConvertible {
 public protocol StatementBinding {
     /// Binds the value at `index` (1-based) of a prepared statement and returns the SQLite code.
     func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt
+}
+
+extension StatementBinding where Self: RawRepresentable, Self.RawValue: StatementBinding {
+    /// Binds the raw value.
+    public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
+        rawValue.bind(to: sqliteStatement, at: index)
+    }
 }
 
 extension DatabaseValueConvertible {
@@ -178,5 +205,41 @@ extension StatementColumnConvertible where Self: RawRepresentable, Self.RawValue
     public init?(sqliteStatement: SQLiteStatement, index: CInt) {
         guard let rawValue = RawValue(sqliteStatement: sqliteStatement, index: index) else { return nil }
         self.init(rawValue: rawValue)
+    }
+}
+
+// MARK: - ReferenceConvertible
+
+/// A Foundation value type converts as its reference type does, when that one is convertible.
+extension DatabaseValueConvertible where Self: ReferenceConvertible, Self.ReferenceType: DatabaseValueConvertible {
+    /// The database value of the bridged reference.
+    public var databaseValue: DatabaseValue {
+        (self as! ReferenceType).databaseValue
+    }
+
+    /// The value bridged from the reference decoded from `dbValue`, if any.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Self? {
+        ReferenceType.fromDatabaseValue(dbValue).flatMap { $0 as? Self }
+    }
+}
+
+// A Codable Foundation value type would get both its reference type's form and its Codable
+// form: the reference type's form wins.
+
+extension DatabaseValueConvertible
+where Self: ReferenceConvertible & Encodable, Self.ReferenceType: DatabaseValueConvertible
+{
+    /// The database value of the bridged reference.
+    public var databaseValue: DatabaseValue {
+        (self as! ReferenceType).databaseValue
+    }
+}
+
+extension DatabaseValueConvertible
+where Self: ReferenceConvertible & Decodable, Self.ReferenceType: DatabaseValueConvertible
+{
+    /// The value bridged from the reference decoded from `dbValue`, if any.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Self? {
+        ReferenceType.fromDatabaseValue(dbValue).flatMap { $0 as? Self }
     }
 }

@@ -35,7 +35,7 @@ extension Data: DatabaseValueConvertible, StatementColumnConvertible {
 /// and works with SQLite's date functions. They decode from that text and the other formats of
 /// ``DatabaseDateComponents`` that contain a day (UTC unless a zone is given), and from numbers
 /// as seconds since 1970-01-01 UTC.
-extension Date: DatabaseValueConvertible {
+extension Date: DatabaseValueConvertible, StatementColumnConvertible {
     public var databaseValue: DatabaseValue {
         .init(storage: .string(DateFormatting.storageString(self)))
     }
@@ -47,6 +47,42 @@ extension Date: DatabaseValueConvertible {
         case .string(let string): return DateFormatting.parseDate(string)
         default: return nil
         }
+    }
+
+    /// Reads a date straight from a statement column, as ``fromDatabaseValue(_:)`` reads it:
+    /// numbers are seconds since 1970-01-01 UTC, text is parsed; a BLOB does not convert.
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        switch sqlite3_column_type(sqliteStatement, index) {
+        case SQLITE_INTEGER:
+            self.init(timeIntervalSince1970: TimeInterval(sqlite3_column_int64(sqliteStatement, index)))
+        case SQLITE_FLOAT:
+            self.init(timeIntervalSince1970: sqlite3_column_double(sqliteStatement, index))
+        case SQLITE_TEXT:
+            guard let text = sqlite3_column_text(sqliteStatement, index),
+                  let date = DateFormatting.parseDate(
+                    String(sqliteText: text, count: sqlite3_column_bytes(sqliteStatement, index)))
+            else { return nil }
+            self = date
+        default:
+            return nil
+        }
+    }
+
+    /// Creates a date from a [julian day](https://en.wikipedia.org/wiki/Julian_day), the number
+    /// of days since noon in Greenwich on November 24, 4714 B.C., as SQLite's `julianday()`
+    /// returns it. Nil when the number is not finite, or outside the range of SQLite's date
+    /// functions (days 0 through 5373484, year 9999).
+    ///
+    /// ```swift
+    /// let julianDay = try Double.fetchOne(db, sql: "SELECT julianday('2024-03-01 12:00:00')")!
+    /// let date = Date(julianDay: julianDay) // 2024-03-01 12:00:00 UTC
+    /// ```
+    public init?(julianDay: Double) {
+        // SQLite counts julian days in whole milliseconds; so do we.
+        guard julianDay.isFinite, julianDay >= 0, julianDay < 5373485 else { return nil }
+        let milliseconds = (julianDay * 86_400_000).rounded()
+        let unixEpochMilliseconds = 2_440_587.5 * 86_400_000
+        self.init(timeIntervalSince1970: (milliseconds - unixEpochMilliseconds) / 1000)
     }
 }
 
@@ -95,7 +131,7 @@ extension URL: DatabaseValueConvertible {
 
 /// Decimals are stored as text, so that no digit is lost; they decode from text, integers and
 /// reals.
-extension Decimal: DatabaseValueConvertible {
+extension Decimal: DatabaseValueConvertible, StatementColumnConvertible {
     public var databaseValue: DatabaseValue {
         .init(storage: .string(NSDecimalNumber(decimal: self).description(withLocale: Locale(identifier: "en_US_POSIX"))))
     }
@@ -106,6 +142,26 @@ extension Decimal: DatabaseValueConvertible {
         case .double(let double): return Decimal(double)
         case .string(let string): return Decimal(string: string, locale: Locale(identifier: "en_US_POSIX"))
         default: return nil
+        }
+    }
+
+    /// Reads a decimal straight from a statement column, as ``fromDatabaseValue(_:)`` reads
+    /// it: from an integer, a real or text; a BLOB does not convert.
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        switch sqlite3_column_type(sqliteStatement, index) {
+        case SQLITE_INTEGER:
+            self.init(sqlite3_column_int64(sqliteStatement, index))
+        case SQLITE_FLOAT:
+            self.init(sqlite3_column_double(sqliteStatement, index))
+        case SQLITE_TEXT:
+            guard let text = sqlite3_column_text(sqliteStatement, index),
+                  let decimal = Decimal(
+                    string: String(sqliteText: text, count: sqlite3_column_bytes(sqliteStatement, index)),
+                    locale: Locale(identifier: "en_US_POSIX"))
+            else { return nil }
+            self = decimal
+        default:
+            return nil
         }
     }
 }

@@ -42,6 +42,9 @@ extension Row {
 
     /// The scopes of a row, by name.
     public struct ScopesView: Collection {
+        /// A position in the scopes, ordered by name.
+        public typealias Index = Int
+
         let base: Row?
         let layouts: [(name: String, layout: _RowLayout)]
 
@@ -142,6 +145,39 @@ extension Row {
         } catch {
             fatalError("\(error)")
         }
+    }
+
+    /// Decodes the record of the scope named `scope` (searched in ``scopesTree``).
+    ///
+    /// Throws a ``RowDecodingError`` if there is no such scope, or the error of the record's
+    /// initializer.
+    ///
+    /// ```swift
+    /// let request = Book.including(required: Book.author)
+    /// for row in try Row.fetchAll(db, request) {
+    ///     let author = try row.decode(Author.self, forKey: "author")
+    /// }
+    /// ```
+    public func decode<Record: FetchableRecord>(_ type: Record.Type = Record.self, forKey scope: String) throws -> Record {
+        guard let scopeRow = scopesTree[scope] else {
+            throw RowDecodingError.scopeNotFound(scope, type: Record.self, row: self)
+        }
+        return try Record(row: scopeRow)
+    }
+
+    /// Decodes the record of the scope named `scope` (searched in ``scopesTree``), or returns
+    /// nil if there is no such scope or all its values are NULL (the missing row of a left
+    /// join).
+    ///
+    /// ```swift
+    /// let request = Book.including(optional: Book.author)
+    /// for row in try Row.fetchAll(db, request) {
+    ///     let author = try row.decodeIfPresent(Author.self, forKey: "author") // Author?
+    /// }
+    /// ```
+    public func decodeIfPresent<Record: FetchableRecord>(_ type: Record.Type = Record.self, forKey scope: String) throws -> Record? {
+        guard let scopeRow = scopesTree[scope], scopeRow.containsNonNullValue else { return nil }
+        return try Record(row: scopeRow)
     }
 
     /// Whether the scopes of two rows are equal.

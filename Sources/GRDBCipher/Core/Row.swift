@@ -295,14 +295,38 @@ extension Row {
         return nil
     }
 
+    /// Returns the first non-null value among `columns`, if any (like SQL `COALESCE`).
+    ///
+    /// ```swift
+    /// let nickname: String? = row.coalesce([Column("nickname"), Column("name")])
+    /// ```
+    public func coalesce<T: DatabaseValueConvertible>(_ columns: some Collection<any ColumnExpression>) -> T? {
+        coalesce(columns.map(\.name))
+    }
+
     /// The Data at `index`, or nil for NULL.
     public func dataNoCopy(atIndex index: Int) -> Data? {
         self[index] as Data?
     }
 
+    /// The Data of the column named `columnName`, or nil for NULL or a missing column.
+    ///
+    /// ```swift
+    /// let thumbnail = row.dataNoCopy(named: "thumbnail")
+    /// ```
+    public func dataNoCopy(named columnName: String) -> Data? {
+        guard let index = index(forColumn: columnName) else { return nil }
+        return dataNoCopy(atIndex: index)
+    }
+
+    /// The Data of `column`, or nil for NULL or a missing column.
+    public func dataNoCopy(_ column: some ColumnExpression) -> Data? {
+        dataNoCopy(named: column.name)
+    }
+
     /// Calls `body` with the Data at `index`, without copying the bytes when the row reads a
     /// live statement.
-    public func withUnsafeData<T>(atIndex index: Int, _ body: (Data?) throws -> T) rethrows -> T {
+    public func withUnsafeData<T>(atIndex index: Int, _ body: (Data?) throws -> T) throws -> T {
         let index = checkedIndex(index)
         if case .statement(let statement) = storage {
             let sqliteStatement = statement.sqliteStatement
@@ -321,9 +345,20 @@ extension Row {
     }
 
     /// Calls `body` with the Data of the column named `columnName`.
-    public func withUnsafeData<T>(named columnName: String, _ body: (Data?) throws -> T) rethrows -> T {
+    public func withUnsafeData<T>(named columnName: String, _ body: (Data?) throws -> T) throws -> T {
         guard let index = index(forColumn: columnName) else { return try body(nil) }
         return try withUnsafeData(atIndex: index, body)
+    }
+
+    /// Calls `body` with the Data of `column` (nil for NULL or a missing column), without
+    /// copying the bytes when the row reads a live statement. Do not keep the Data after
+    /// `body` returns.
+    ///
+    /// ```swift
+    /// let size = try row.withUnsafeData(at: Column("payload")) { $0?.count ?? 0 }
+    /// ```
+    public func withUnsafeData<T>(at column: some ColumnExpression, _ body: (Data?) throws -> T) throws -> T {
+        try withUnsafeData(named: column.name, body)
     }
 }
 
@@ -397,22 +432,16 @@ public struct RowDecodingError: Error, CustomStringConvertible, Sendable {
             + " - row columns: \(row.columnNames)")
     }
 
+    static func scopeNotFound(_ scope: String, type: Any.Type, row: Row) -> RowDecodingError {
+        RowDecodingError(description:
+            "scope not found: \(String(reflecting: scope)) (decoding \(type))"
+            + " - available scopes: \(row.scopesTree.names.sorted())")
+    }
+
     static func columnNotFound(_ column: String, type: Any.Type, row: Row) -> RowDecodingError {
         RowDecodingError(description:
             "column not found: \(String(reflecting: column)) (decoding \(type))"
             + " - available columns: \(row.columnNames)")
-    }
-}
-
-extension DatabaseValue.Storage {
-    var value: (any DatabaseValueConvertible)? {
-        switch self {
-        case .null: return nil
-        case .int64(let value): return value
-        case .double(let value): return value
-        case .string(let value): return value
-        case .blob(let value): return value
-        }
     }
 }
 

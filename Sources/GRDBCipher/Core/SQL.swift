@@ -150,6 +150,121 @@ public struct SQLInterpolation: StringInterpolationProtocol {
         elements.append(.sql("(\(marks))", StatementArguments(values)))
     }
 
+    /// `\(string)`: a `?` parameter bound to the string (never raw SQL).
+    ///
+    /// ```swift
+    /// let name: Substring = "O'Brien"
+    /// let query: SQL = "SELECT * FROM player WHERE name = \(name)" // name = ?
+    /// ```
+    public mutating func appendInterpolation<S: StringProtocol>(_ string: S) {
+        elements.append(.sql("?", [String(string)]))
+    }
+
+    /// `\(expressible)`: an expression or value, or `NULL` for nil.
+    ///
+    /// ```swift
+    /// let bonus: (any SQLExpressible)? = Column("bonus")
+    /// let query: SQL = "SELECT score + \(bonus) FROM player" // score + "bonus"
+    /// ```
+    public mutating func appendInterpolation(_ expressible: (any SQLExpressible)?) {
+        if let expressible {
+            elements.append(.expression(expressible.sqlExpression))
+        } else {
+            elements.append(.sql("NULL", StatementArguments()))
+        }
+    }
+
+    /// `\(selection)`: a result column, such as `AllColumns()` (`*`) or an aliased expression.
+    ///
+    /// ```swift
+    /// let query: SQL = "SELECT \(AllColumns()) FROM player" // SELECT * FROM player
+    /// ```
+    public mutating func appendInterpolation(_ selection: some SQLSelectable) {
+        elements.append(.selection(selection.sqlSelection))
+    }
+
+    /// `\(selection)`: a result column, or `NULL` for nil.
+    public mutating func appendInterpolation(_ selection: (any SQLSelectable)?) {
+        if let selection {
+            elements.append(.selection(selection.sqlSelection))
+        } else {
+            elements.append(.sql("NULL", StatementArguments()))
+        }
+    }
+
+    /// `\(orderingTerm)`: an ordering term, such as `Column("score").desc`.
+    ///
+    /// ```swift
+    /// let query: SQL = "SELECT * FROM player ORDER BY \(Column("score").desc)" // "score" DESC
+    /// ```
+    public mutating func appendInterpolation(_ orderingTerm: some SQLOrderingTerm) {
+        elements.append(.ordering(orderingTerm.sqlOrdering))
+    }
+
+    /// `\(orderingTerm)`: an ordering term known only at run time.
+    // Disfavored: a coding key that is also a column (`enum CodingKeys: String, CodingKey,
+    // ColumnExpression`) would otherwise match it as well as `any CodingKey`. An
+    // `any SQLOrderingTerm` value still renders the same, through the generic overload.
+    @_disfavoredOverload
+    public mutating func appendInterpolation(_ orderingTerm: any SQLOrderingTerm) {
+        elements.append(.ordering(orderingTerm.sqlOrdering))
+    }
+
+    /// `\(expressions)`: a parenthesized list of expressions, `("a",?,?)`. An empty sequence
+    /// gives `()`, for which `x IN ()` is false and `x NOT IN ()` is true.
+    ///
+    /// ```swift
+    /// let candidates = [Column("home"), Column("away")]
+    /// let query: SQL = "SELECT * FROM game WHERE \(42) IN \(candidates)" // ? IN ("home","away")
+    /// ```
+    public mutating func appendInterpolation(_ sequence: some Sequence<some SQLExpressible>) {
+        appendList(sequence.map(\.sqlExpression))
+    }
+
+    /// `\(expressions)`: a parenthesized list of expressions, `("a",?,?)`.
+    public mutating func appendInterpolation(_ sequence: some Sequence<any SQLExpressible>) {
+        appendList(sequence.map(\.sqlExpression))
+    }
+
+    /// `\(expressible)`: a value that is both an expression and a sequence of expressions is
+    /// interpolated as an expression.
+    public mutating func appendInterpolation<S>(_ expressible: S) where S: SQLExpressible, S: Sequence, S.Element: SQLExpressible {
+        elements.append(.expression(expressible.sqlExpression))
+    }
+
+    private mutating func appendList(_ expressions: [SQLExpression]) {
+        elements.append(.sql("(", StatementArguments()))
+        for (index, expression) in expressions.enumerated() {
+            if index > 0 { elements.append(.sql(",", StatementArguments())) }
+            elements.append(.expression(expression))
+        }
+        elements.append(.sql(")", StatementArguments()))
+    }
+
+    /// `\(cte)`: the quoted table name of a common table expression.
+    ///
+    /// ```swift
+    /// let cte = CommonTableExpression(named: "top", sql: "SELECT * FROM player ORDER BY score DESC LIMIT 3")
+    /// let query: SQL = "WITH \(definitionFor: cte) SELECT * FROM \(cte)"
+    /// // WITH "top" AS (SELECT * FROM player ORDER BY score DESC LIMIT 3) SELECT * FROM "top"
+    /// ```
+    public mutating func appendInterpolation(_ cte: CommonTableExpression<some Any>) {
+        elements.append(.sql(cte.tableName.quotedDatabaseIdentifier, StatementArguments()))
+    }
+
+    /// `\(definitionFor: cte)`: the definition of a common table expression, for a `WITH`
+    /// clause: `"name"("column", ...) AS (SELECT ...)`. Write `WITH RECURSIVE` for a recursive
+    /// one.
+    public mutating func appendInterpolation(definitionFor cte: CommonTableExpression<some Any>) {
+        var head = cte.tableName.quotedDatabaseIdentifier
+        if let columns = cte.cte.columns, !columns.isEmpty {
+            head += "(" + columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ")"
+        }
+        elements.append(.sql(head + " AS (", StatementArguments()))
+        elements.append(.subquery(cte.cte.subquery))
+        elements.append(.sql(")", StatementArguments()))
+    }
+
     /// `\(sql: "raw text")`: raw SQL, with optional arguments.
     public mutating func appendInterpolation(sql: String, arguments: StatementArguments = StatementArguments()) {
         elements.append(.sql(sql, arguments))
@@ -162,7 +277,7 @@ public struct SQLInterpolation: StringInterpolationProtocol {
 
     /// `\(Column("name"))`, `\(expression)`: an expression, such as a column, rendered as
     /// the query interface does (columns quoted, values as parameters).
-    public mutating func appendInterpolation(_ expressible: some SQLSpecificExpressible) {
+    public mutating func appendInterpolation(_ expressible: some SQLExpressible & SQLSelectable & SQLOrderingTerm) {
         elements.append(.expression(expressible.sqlExpression))
     }
 
@@ -226,7 +341,7 @@ public struct SQLInterpolation: StringInterpolationProtocol {
 
     /// `\(key)`: a coding key that is also a column (`enum CodingKeys: String, CodingKey,
     /// ColumnExpression`), rendered as the column.
-    public mutating func appendInterpolation(_ key: some CodingKey & SQLSpecificExpressible) {
+    public mutating func appendInterpolation(_ key: some CodingKey & SQLExpressible & SQLSelectable & SQLOrderingTerm) {
         elements.append(.expression(key.sqlExpression))
     }
 
@@ -293,6 +408,11 @@ public struct SQLInterpolation: StringInterpolationProtocol {
 
 extension Sequence where Element == SQL {
     /// Joins SQL literals with a separator.
+    ///
+    /// ```swift
+    /// let conditions: [SQL] = ["score > \(1000)", "name = \("Arthur")"]
+    /// let whereClause = conditions.joined(separator: " AND ") // score > ? AND name = ?
+    /// ```
     public func joined(separator: String = "") -> SQL {
         var result = SQL(elements: [])
         for (index, literal) in enumerated() {
@@ -300,6 +420,25 @@ extension Sequence where Element == SQL {
             result.append(literal: literal)
         }
         return result
+    }
+}
+
+extension Collection where Element == SQL {
+    /// Joins SQL literals with a separator.
+    ///
+    /// ```swift
+    /// let columns: [SQL] = ["\(Column("name"))", "\(Column("score"))"]
+    /// let query: SQL = "SELECT \(columns.joined(separator: ", ")) FROM player"
+    /// // SELECT "name", "score" FROM player
+    /// ```
+    public func joined(separator: String = "") -> SQL {
+        var elements: [SQL.Element] = []
+        elements.reserveCapacity(count * 2)
+        for (index, literal) in enumerated() {
+            if index > 0 && !separator.isEmpty { elements.append(.sql(separator, StatementArguments())) }
+            elements.append(contentsOf: literal.elements)
+        }
+        return SQL(elements: elements)
     }
 }
 

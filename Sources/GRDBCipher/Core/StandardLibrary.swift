@@ -42,7 +42,8 @@ extension Bool: DatabaseValueConvertible, StatementColumnConvertible {
 protocol DatabaseInteger: FixedWidthInteger, DatabaseValueConvertible, StatementColumnConvertible {}
 
 extension DatabaseInteger {
-    public var databaseValue: DatabaseValue {
+    /// The INTEGER form of the value, or REAL for an unsigned value above `Int64.max`.
+    var integerDatabaseValue: DatabaseValue {
         if let int64 = Int64(exactly: self) {
             return DatabaseValue(storage: .int64(int64))
         }
@@ -76,42 +77,72 @@ extension FixedWidthInteger {
 // Each integer type declares its own conversion (rather than inheriting one from a protocol
 // extension) so that specialized code calls it directly and inlines it.
 extension Int: DatabaseInteger {
+    /// An INTEGER.
+    public var databaseValue: DatabaseValue { integerDatabaseValue }
+
     @inlinable @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) { self.init(sqliteColumn: sqliteStatement, index: index) }
 }
 extension Int8: DatabaseInteger {
+    /// An INTEGER.
+    public var databaseValue: DatabaseValue { integerDatabaseValue }
+
     @inlinable @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) { self.init(sqliteColumn: sqliteStatement, index: index) }
 }
 extension Int16: DatabaseInteger {
+    /// An INTEGER.
+    public var databaseValue: DatabaseValue { integerDatabaseValue }
+
     @inlinable @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) { self.init(sqliteColumn: sqliteStatement, index: index) }
 }
 extension Int32: DatabaseInteger {
+    /// An INTEGER.
+    public var databaseValue: DatabaseValue { integerDatabaseValue }
+
     @inlinable @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) { self.init(sqliteColumn: sqliteStatement, index: index) }
 }
 extension Int64: DatabaseInteger {
+    /// An INTEGER.
+    public var databaseValue: DatabaseValue { integerDatabaseValue }
+
     @inlinable @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) { self.init(sqliteColumn: sqliteStatement, index: index) }
 }
 extension UInt: DatabaseInteger {
+    /// An INTEGER; a value above `Int64.max` is stored as REAL.
+    public var databaseValue: DatabaseValue { integerDatabaseValue }
+
     @inlinable @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) { self.init(sqliteColumn: sqliteStatement, index: index) }
 }
 extension UInt8: DatabaseInteger {
+    /// An INTEGER.
+    public var databaseValue: DatabaseValue { integerDatabaseValue }
+
     @inlinable @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) { self.init(sqliteColumn: sqliteStatement, index: index) }
 }
 extension UInt16: DatabaseInteger {
+    /// An INTEGER.
+    public var databaseValue: DatabaseValue { integerDatabaseValue }
+
     @inlinable @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) { self.init(sqliteColumn: sqliteStatement, index: index) }
 }
 extension UInt32: DatabaseInteger {
+    /// An INTEGER.
+    public var databaseValue: DatabaseValue { integerDatabaseValue }
+
     @inlinable @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) { self.init(sqliteColumn: sqliteStatement, index: index) }
 }
 extension UInt64: DatabaseInteger {
+    /// An INTEGER; a value above `Int64.max` is stored as REAL.
+    public var databaseValue: DatabaseValue { integerDatabaseValue }
+
     @inlinable @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) { self.init(sqliteColumn: sqliteStatement, index: index) }
 }
@@ -205,3 +236,24 @@ extension String {
         }
     }
 }
+
+// MARK: - Sendable metatypes
+
+#if compiler(>=6.2)
+/// The marker of types whose metatype may cross concurrency domains: `SendableMetatype` with
+/// Swift 6.2 and later, `Any` (no requirement) before. It lets generic code that sends record
+/// types to other tasks compile with every supported compiler.
+///
+/// ```swift
+/// func fetchAll<T: FetchableRecord & TableRecord & GRDBSendableMetatype>(
+///     _ type: T.Type, from reader: some DatabaseReader) async throws -> [T] where T: Sendable
+/// {
+///     try await reader.read { db in try T.fetchAll(db) }
+/// }
+/// ```
+public typealias GRDBSendableMetatype = SendableMetatype
+#else
+/// The marker of types whose metatype may cross concurrency domains: `SendableMetatype` with
+/// Swift 6.2 and later, `Any` (no requirement) before.
+public typealias GRDBSendableMetatype = Any
+#endif

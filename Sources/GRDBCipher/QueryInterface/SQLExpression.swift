@@ -28,6 +28,16 @@ extension DatabaseValueConvertible {
     public var sqlExpression: SQLExpression { SQLExpression(.value(databaseValue)) }
 }
 
+extension SQLExpressible where Self: RawRepresentable, Self.RawValue: SQLExpressible {
+    /// The expression of the raw value.
+    public var sqlExpression: SQLExpression { rawValue.sqlExpression }
+}
+
+extension SQLExpressible where Self == Column {
+    /// The `rowid` column, where an expression is expected: `Player.filter(.rowID == 1)`.
+    public static var rowID: Self { Column.rowID }
+}
+
 extension Optional: SQLExpressible where Wrapped: SQLExpressible {
     public var sqlExpression: SQLExpression { self?.sqlExpression ?? SQLExpression(.value(.null)) }
 }
@@ -50,6 +60,11 @@ extension ColumnExpression {
     ///     .order(Column("total").detached.desc)
     /// ```
     public var detached: SQLExpression { SQLExpression(.detachedColumn(name)) }
+}
+
+extension ColumnExpression where Self == Column {
+    /// The `rowid` column, where a column is expected.
+    public static var rowID: Self { Column.rowID }
 }
 
 extension SQL: SQLSpecificExpressible {
@@ -104,6 +119,10 @@ public struct SQLExpression: SQLSpecificExpressible, Sendable {
         case subquery(SQLSubquery)
         /// `NAME(a, b)`; `aggregate` tells the query interface the expression aggregates rows.
         case function(String, [SQLExpression], aggregate: Bool, distinct: Bool, filter: SQLExpression?)
+        /// `NAME(x ORDER BY y)`, an aggregate with an ordering, and an optional filter.
+        case orderedAggregate(String, SQLExpression, SQLOrdering, filter: SQLExpression?)
+        /// A constant SQL token that never needs parentheses, such as `1`.
+        case constant(String)
         /// `COUNT(*)`, with an optional filter.
         case countAll(filter: SQLExpression?)
         /// `CAST(x AS type)`
@@ -184,6 +203,11 @@ extension SQLExpression {
     }
 
     static let null = SQLExpression(.value(.null))
+
+    /// `1` or `0`, written in the SQL text (not as an argument).
+    static func booleanConstant(_ value: Bool) -> SQLExpression {
+        SQLExpression(.constant(value ? "1" : "0"))
+    }
     static let trueLiteral = SQLExpression(sql: "1")
     static let falseLiteral = SQLExpression(sql: "0")
 
@@ -200,8 +224,10 @@ extension SQLExpression {
             return false
         case .literal:
             return true
-        case .countAll:
+        case .countAll, .orderedAggregate:
             return true
+        case .constant:
+            return false
         case let .function(_, arguments, aggregate, _, _):
             return aggregate || arguments.contains { $0.mayAggregate }
         case let .unary(_, expression), let .cast(expression, _), let .collated(expression, _):
@@ -222,7 +248,7 @@ extension SQLExpression {
     /// (`MAX("score") + 1`). Raw SQL is not known to be one.
     var isAggregate: Bool {
         switch kind {
-        case .countAll:
+        case .countAll, .orderedAggregate:
             return true
         case let .function(_, _, aggregate, _, _):
             return aggregate
@@ -247,8 +273,10 @@ extension SQLExpression {
         switch kind {
         case .column(let name):
             return SQLExpression(.qualifiedColumn(name, alias))
-        case .value, .qualifiedColumn, .detachedColumn, .literal, .exists, .subquery, .countAll:
+        case .value, .qualifiedColumn, .detachedColumn, .literal, .exists, .subquery, .countAll, .constant:
             return self
+        case let .orderedAggregate(name, argument, ordering, filter):
+            return SQLExpression(.orderedAggregate(name, argument.qualified(with: alias), ordering.qualified(with: alias), filter: filter?.qualified(with: alias)))
         case let .unary(op, expression):
             return SQLExpression(.unary(op, expression.qualified(with: alias)))
         case let .binary(op, lhs, rhs):
@@ -370,55 +398,55 @@ extension SQLExpression {
     }
 }
 
-/// An operator that joins a sequence of expressions.
-///
-/// ```swift
-/// // "score" + "bonus" + ?
-/// [Column("score"), Column("bonus"), 1000.databaseValue].joined(operator: .add)
-/// ```
-public struct SQLExpressionAssociativeOperator: Hashable, Sendable {
-    let sql: String
-    let neutralSQL: String
-
-    /// `AND`; an empty sequence gives `1` (true).
-    public static let and = SQLExpressionAssociativeOperator(sql: "AND", neutralSQL: "1")
-    /// `OR`; an empty sequence gives `0` (false).
-    public static let or = SQLExpressionAssociativeOperator(sql: "OR", neutralSQL: "0")
-    /// `+`; an empty sequence gives `0`.
-    public static let add = SQLExpressionAssociativeOperator(sql: "+", neutralSQL: "0")
-    /// `*`; an empty sequence gives `1`.
-    public static let multiply = SQLExpressionAssociativeOperator(sql: "*", neutralSQL: "1")
-    /// `||`; an empty sequence gives `''`.
-    public static let concat = SQLExpressionAssociativeOperator(sql: "||", neutralSQL: "''")
-    /// `&`; an empty sequence gives `-1` (all bits set).
-    public static let bitwiseAnd = SQLExpressionAssociativeOperator(sql: "&", neutralSQL: "-1")
-    /// `|`; an empty sequence gives `0`.
-    public static let bitwiseOr = SQLExpressionAssociativeOperator(sql: "|", neutralSQL: "0")
-
-    var neutralElement: SQLExpression { SQLExpression(sql: neutralSQL) }
-}
-
 extension SQLExpression {
-    typealias AssociativeOperator = SQLExpressionAssociativeOperator
+    /// An associative operator that joins a sequence of expressions.
+    ///
+    /// ```swift
+    /// // "score" + "bonus" + ?
+    /// [Column("score"), Column("bonus"), 1000.databaseValue].joined(operator: .add)
+    /// ```
+    public struct AssociativeBinaryOperator: Hashable, Sendable {
+        let sql: String
+        let neutralSQL: String
+
+        /// `AND`; an empty sequence gives `1` (true).
+        public static let and = AssociativeBinaryOperator(sql: "AND", neutralSQL: "1")
+        /// `OR`; an empty sequence gives `0` (false).
+        public static let or = AssociativeBinaryOperator(sql: "OR", neutralSQL: "0")
+        /// `+`; an empty sequence gives `0`.
+        public static let add = AssociativeBinaryOperator(sql: "+", neutralSQL: "0")
+        /// `*`; an empty sequence gives `1`.
+        public static let multiply = AssociativeBinaryOperator(sql: "*", neutralSQL: "1")
+        /// `||`; an empty sequence gives `''`.
+        public static let concat = AssociativeBinaryOperator(sql: "||", neutralSQL: "''")
+        /// `&`; an empty sequence gives `-1` (all bits set).
+        public static let bitwiseAnd = AssociativeBinaryOperator(sql: "&", neutralSQL: "-1")
+        /// `|`; an empty sequence gives `0`.
+        public static let bitwiseOr = AssociativeBinaryOperator(sql: "|", neutralSQL: "0")
+
+        var neutralElement: SQLExpression { SQLExpression(sql: neutralSQL) }
+    }
+
+    typealias AssociativeOperator = AssociativeBinaryOperator
 }
 
 extension Sequence where Element: SQLExpressible {
     /// Joins expressions with an operator: `[a, b].joined(operator: .and)` is `a AND b`.
-    public func joined(operator: SQLExpressionAssociativeOperator) -> SQLExpression {
+    public func joined(operator: SQLExpression.AssociativeBinaryOperator) -> SQLExpression {
         SQLExpression.associative(`operator`, map(\.sqlExpression))
     }
 }
 
 extension Sequence where Element == any SQLExpressible {
     /// Joins expressions with an operator: `[a, b].joined(operator: .and)` is `a AND b`.
-    public func joined(operator: SQLExpressionAssociativeOperator) -> SQLExpression {
+    public func joined(operator: SQLExpression.AssociativeBinaryOperator) -> SQLExpression {
         SQLExpression.associative(`operator`, map(\.sqlExpression))
     }
 }
 
 extension Sequence where Element == any SQLSpecificExpressible {
     /// Joins expressions with an operator: `[a, b].joined(operator: .and)` is `a AND b`.
-    public func joined(operator: SQLExpressionAssociativeOperator) -> SQLExpression {
+    public func joined(operator: SQLExpression.AssociativeBinaryOperator) -> SQLExpression {
         SQLExpression.associative(`operator`, map(\.sqlExpression))
     }
 }
@@ -489,6 +517,12 @@ extension SQLExpression {
             var sql = "\(name)(\(distinct ? "DISTINCT " : "")\(list))"
             if let filter { sql += try " FILTER (WHERE \(filter.sql(&context)))" }
             return sql
+        case let .orderedAggregate(name, argument, ordering, filter):
+            var sql = try "\(name)(\(argument.sql(&context)) ORDER BY \(ordering.sql(&context)))"
+            if let filter { sql += try " FILTER (WHERE \(filter.sql(&context)))" }
+            return sql
+        case .constant(let token):
+            return token
         case .countAll(let filter):
             var sql = "COUNT(*)"
             if let filter { sql += try " FILTER (WHERE \(filter.sql(&context)))" }

@@ -37,6 +37,16 @@ public func count(_ counted: some SQLSelectable, filter: (any SQLSpecificExpress
     return function("COUNT", [expression], aggregate: true, filter: filter)
 }
 
+/// `COUNT(value)`, the number of non-NULL values.
+///
+/// ```swift
+/// // SELECT COUNT("email") FROM "player"
+/// Player.select(count(Column("email")))
+/// ```
+public func count(_ counted: some SQLSpecificExpressible) -> SQLExpression {
+    function("COUNT", [counted], aggregate: true)
+}
+
 /// `COUNT(DISTINCT value)`
 public func count(distinct value: some SQLSpecificExpressible) -> SQLExpression {
     function("COUNT", [value], aggregate: true, distinct: true)
@@ -57,9 +67,14 @@ public func max(_ value: some SQLSpecificExpressible, filter: (any SQLSpecificEx
     function("MAX", [value], aggregate: true, filter: filter)
 }
 
-/// `MAX(a, b, ...)`, the largest of several values.
-public func max(_ value: some SQLSpecificExpressible, _ values: any SQLExpressible...) -> SQLExpression {
-    function("MAX", [value] + values)
+/// `MAX(a, b, ...)`, the largest of several values (the scalar function, not the aggregate).
+///
+/// ```swift
+/// // SELECT MAX("score", "bonus", ?) FROM "player"
+/// Player.select(max(Column("score"), Column("bonus"), 0))
+/// ```
+public func max(_ value1: any SQLSpecificExpressible, _ value2: any SQLExpressible, _ values: any SQLExpressible...) -> SQLExpression {
+    function("MAX", [value1, value2] + values)
 }
 
 /// `MIN(value)`, the minimum of an aggregate.
@@ -67,24 +82,59 @@ public func min(_ value: some SQLSpecificExpressible, filter: (any SQLSpecificEx
     function("MIN", [value], aggregate: true, filter: filter)
 }
 
-/// `MIN(a, b, ...)`, the smallest of several values.
-public func min(_ value: some SQLSpecificExpressible, _ values: any SQLExpressible...) -> SQLExpression {
-    function("MIN", [value] + values)
+/// `MIN(a, b, ...)`, the smallest of several values (the scalar function, not the aggregate).
+///
+/// ```swift
+/// // SELECT MIN("score", ?) FROM "player"
+/// Player.select(min(Column("score"), 100))
+/// ```
+public func min(_ value1: any SQLSpecificExpressible, _ value2: any SQLExpressible, _ values: any SQLExpressible...) -> SQLExpression {
+    function("MIN", [value1, value2] + values)
 }
 
-/// `SUM(value)`
-public func sum(_ value: some SQLSpecificExpressible, filter: (any SQLSpecificExpressible)? = nil) -> SQLExpression {
-    function("SUM", [value], aggregate: true, filter: filter)
+/// An aggregate, with an optional `ORDER BY` inside its parentheses (SQLite 3.44+) and an
+/// optional `FILTER (WHERE ...)`.
+private func orderedAggregate(_ name: String, _ value: some SQLSpecificExpressible, orderBy ordering: (any SQLOrderingTerm)?, filter: (any SQLSpecificExpressible)?) -> SQLExpression {
+    guard let ordering else {
+        return function(name, [value], aggregate: true, filter: filter)
+    }
+    return SQLExpression(.orderedAggregate(name, value.sqlExpression, ordering.sqlOrdering, filter: filter?.sqlExpression))
 }
 
-/// `TOTAL(value)`: like SUM, but 0.0 for no rows, and always a Double.
-public func total(_ value: some SQLSpecificExpressible, filter: (any SQLSpecificExpressible)? = nil) -> SQLExpression {
-    function("TOTAL", [value], aggregate: true, filter: filter)
+/// `SUM(value)`; `orderBy` adds `ORDER BY` inside the parentheses, and `filter` adds
+/// `FILTER (WHERE ...)`.
+///
+/// ```swift
+/// // SELECT SUM("score") FILTER (WHERE "active") FROM "player"
+/// Player.select(sum(Column("score"), filter: Column("active")))
+/// // SELECT SUM("score" ORDER BY "name") FROM "player"
+/// Player.select(sum(Column("score"), orderBy: Column("name")))
+/// ```
+public func sum(_ value: some SQLSpecificExpressible, orderBy ordering: (any SQLOrderingTerm)? = nil, filter: (any SQLSpecificExpressible)? = nil) -> SQLExpression {
+    orderedAggregate("SUM", value, orderBy: ordering, filter: filter)
 }
 
-/// `CAST(value AS type)`: `cast(Column("wins"), as: .real)`.
-public func cast(_ value: some SQLSpecificExpressible, as type: Database.ColumnType) -> SQLExpression {
-    SQLExpression(.cast(value.sqlExpression, type.rawValue))
+/// `TOTAL(value)`: like SUM, but 0.0 for no rows, and always a Double. `orderBy` adds
+/// `ORDER BY` inside the parentheses, and `filter` adds `FILTER (WHERE ...)`.
+///
+/// ```swift
+/// // SELECT TOTAL("score" ORDER BY "name" DESC) FROM "player"
+/// Player.select(total(Column("score"), orderBy: Column("name").desc))
+/// ```
+public func total(_ value: some SQLSpecificExpressible, orderBy ordering: (any SQLOrderingTerm)? = nil, filter: (any SQLSpecificExpressible)? = nil) -> SQLExpression {
+    orderedAggregate("TOTAL", value, orderBy: ordering, filter: filter)
+}
+
+/// `CAST(expression AS storageClass)`.
+///
+/// ```swift
+/// // SELECT CAST("wins" AS REAL) / "games" FROM "player"
+/// Player.select(cast(Column("wins"), as: .real) / Column("games"))
+/// ```
+///
+/// Related SQLite documentation: <https://www.sqlite.org/lang_expr.html#castexpr>
+public func cast(_ expression: some SQLSpecificExpressible, as storageClass: Database.StorageClass) -> SQLExpression {
+    SQLExpression(.cast(expression.sqlExpression, storageClass.rawValue))
 }
 
 /// A modifier of the SQLite date functions.
@@ -164,8 +214,14 @@ extension DatabaseFunction {
 
     static let defaultFunctions = [capitalize, lowercase, uppercase, localizedCapitalize, localizedLowercase, localizedUppercase]
 
-    /// Calls the function: `f.apply(Column("name"))` is `f("name")`.
-    public func apply(_ arguments: any SQLExpressible...) -> SQLExpression {
+    /// An SQL expression that calls the function.
+    ///
+    /// ```swift
+    /// let succ = DatabaseFunction("succ", argumentCount: 1) { ... }
+    /// // SELECT succ("score") FROM "player"
+    /// Player.select(succ(Column("score")))
+    /// ```
+    public func callAsFunction(_ arguments: any SQLExpressible...) -> SQLExpression {
         let aggregate: Bool
         if case .aggregate = kind { aggregate = true } else { aggregate = false }
         return SQLExpression(.function(name, arguments.map(\.sqlExpression), aggregate: aggregate, distinct: false, filter: nil))
@@ -174,15 +230,15 @@ extension DatabaseFunction {
 
 extension SQLSpecificExpressible {
     /// Swift's `String.capitalized`, applied by SQL.
-    public var capitalized: SQLExpression { DatabaseFunction.capitalize.apply(self) }
+    public var capitalized: SQLExpression { DatabaseFunction.capitalize(self) }
     /// Swift's `String.lowercased()`, applied by SQL.
-    public var lowercased: SQLExpression { DatabaseFunction.lowercase.apply(self) }
+    public var lowercased: SQLExpression { DatabaseFunction.lowercase(self) }
     /// Swift's `String.uppercased()`, applied by SQL.
-    public var uppercased: SQLExpression { DatabaseFunction.uppercase.apply(self) }
+    public var uppercased: SQLExpression { DatabaseFunction.uppercase(self) }
     /// Swift's `String.localizedCapitalized`, applied by SQL.
-    public var localizedCapitalized: SQLExpression { DatabaseFunction.localizedCapitalize.apply(self) }
+    public var localizedCapitalized: SQLExpression { DatabaseFunction.localizedCapitalize(self) }
     /// Swift's `String.localizedLowercase`, applied by SQL.
-    public var localizedLowercased: SQLExpression { DatabaseFunction.localizedLowercase.apply(self) }
+    public var localizedLowercased: SQLExpression { DatabaseFunction.localizedLowercase(self) }
     /// Swift's `String.localizedUppercase`, applied by SQL.
-    public var localizedUppercased: SQLExpression { DatabaseFunction.localizedUppercase.apply(self) }
+    public var localizedUppercased: SQLExpression { DatabaseFunction.localizedUppercase(self) }
 }

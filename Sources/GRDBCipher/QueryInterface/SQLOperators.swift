@@ -20,6 +20,32 @@ extension SQLSpecificExpressible {
         .compare(.equal, lhs.sqlExpression, rhs.sqlExpression)
     }
 
+    /// `= 1` or `= 0`: a boolean test written out in SQL, so that SQLite can use an index on
+    /// the tested column or expression.
+    ///
+    /// ```swift
+    /// Player.filter(Column("isActive") == true)  // "isActive" = 1
+    /// Player.filter(Column("isActive") == false) // "isActive" = 0
+    /// ```
+    public static func == (lhs: Self, rhs: Bool) -> SQLExpression {
+        .compare(.equal, lhs.sqlExpression, .booleanConstant(rhs))
+    }
+
+    /// `= 1` or `= 0`: `true == Column("isActive")` is `"isActive" = 1`.
+    public static func == (lhs: Bool, rhs: Self) -> SQLExpression {
+        .compare(.equal, rhs.sqlExpression, .booleanConstant(lhs))
+    }
+
+    /// `<> 1` or `<> 0`: `Column("isActive") != true` is `"isActive" <> 1`.
+    public static func != (lhs: Self, rhs: Bool) -> SQLExpression {
+        .compare(.notEqual, lhs.sqlExpression, .booleanConstant(rhs))
+    }
+
+    /// `<> 1` or `<> 0`: `false != Column("isActive")` is `"isActive" <> 0`.
+    public static func != (lhs: Bool, rhs: Self) -> SQLExpression {
+        .compare(.notEqual, rhs.sqlExpression, .booleanConstant(lhs))
+    }
+
     /// `<>`, or `IS NOT NULL` when compared to nil.
     public static func != (lhs: Self, rhs: (any SQLExpressible)?) -> SQLExpression {
         .compare(.notEqual, lhs.sqlExpression, rhs?.sqlExpression ?? .null)
@@ -329,6 +355,23 @@ extension ClosedRange where Bound: SQLExpressible {
 }
 
 extension Range where Bound: SQLExpressible {
+    /// `(expression >= lower) AND (expression < upper)`: `("A"..<"N").contains(Column("initial"))`.
+    public func contains(_ element: some SQLSpecificExpressible) -> SQLExpression {
+        (element >= lowerBound) && (element < upperBound)
+    }
+}
+
+// Ranges of integers are also sequences: these make `contains` build the range test rather
+// than an `IN (...)` list of every integer.
+
+extension ClosedRange where Bound: SQLExpressible & Strideable, Bound.Stride: SignedInteger {
+    /// `expression BETWEEN lower AND upper`: `(0...1000).contains(Column("score"))`.
+    public func contains(_ element: some SQLSpecificExpressible) -> SQLExpression {
+        SQLExpression(.between(element.sqlExpression, lowerBound.sqlExpression, upperBound.sqlExpression, negated: false))
+    }
+}
+
+extension Range where Bound: SQLExpressible & Strideable, Bound.Stride: SignedInteger {
     /// `(expression >= lower) AND (expression < upper)`: `(0..<1000).contains(Column("score"))`.
     public func contains(_ element: some SQLSpecificExpressible) -> SQLExpression {
         (element >= lowerBound) && (element < upperBound)

@@ -8,6 +8,11 @@ public protocol SQLOrderingTerm: Sendable {
     var sqlOrdering: SQLOrdering { get }
 }
 
+extension SQLOrderingTerm where Self: RawRepresentable, Self.RawValue: SQLOrderingTerm {
+    /// The ordering of the raw value.
+    public var sqlOrdering: SQLOrdering { rawValue.sqlOrdering }
+}
+
 /// An ordering term of an `ORDER BY` clause.
 public struct SQLOrdering: SQLOrderingTerm, Sendable {
     enum Kind: Sendable {

@@ -221,7 +221,7 @@ public struct PersistenceContainer {
         followsTemplate = true
         values = []
         // One more than the template: an insertion may add the rowid column.
-        values.reserveCapacity(max(template.count + 1, 8))
+        values.reserveCapacity(Swift.max(template.count + 1, 8))
     }
 
     /// An empty container that allocates nothing until it is set.
@@ -274,6 +274,16 @@ public struct PersistenceContainer {
     public subscript(_ column: some ColumnExpression) -> (any DatabaseValueConvertible)? {
         get { self[column.name] }
         set { self[column.name] = newValue }
+    }
+
+    /// The (column, value) pair at `position`, in the order columns were set.
+    ///
+    /// ```swift
+    /// let container = try PersistenceContainer(player)
+    /// for (column, dbValue) in container { print(column, dbValue) }
+    /// ```
+    public subscript(position: Int) -> (String, DatabaseValue) {
+        (columns[position], values[position])
     }
 
     /// Sets the value of a column, replacing the value of a column with the same name ignoring
@@ -466,4 +476,12 @@ func sendableUserInfo(_ userInfo: [CodingUserInfoKey: Any]) -> [CodingUserInfoKe
 /// about marker protocols).
 private func runtimeCast<T>(_ value: Any, to type: T.Type) -> T? {
     value as? T
+}
+
+/// A container is a collection of (column, value) pairs, in the order columns were set.
+extension PersistenceContainer: RandomAccessCollection {
+    public typealias Index = Int
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { values.count }
 }

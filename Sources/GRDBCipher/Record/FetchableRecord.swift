@@ -148,6 +148,8 @@ func camelCasedFromSnakeCase(_ string: String) -> String {
 /// while let player = try players.next() { ... }
 /// ```
 public final class RecordCursor<Record: FetchableRecord>: DatabaseCursor {
+    public typealias Element = Record
+
     private let stepper: StatementStepper
 
     /// The statement that feeds the cursor.

@@ -96,15 +96,22 @@ open class Record: FetchableRecord, TableRecord, PersistableRecord {
     }
 
     /// Updates the columns that changed since the record was fetched or saved, if any;
-    /// returns whether it did.
+    /// returns whether it did. Without changes, nothing is executed.
+    ///
+    /// ```swift
+    /// let player = try Player.fetchOne(db, key: 1)!
+    /// player.score = 1000
+    /// try player.updateChanges(db) // UPDATE "player" SET "score"=? WHERE "id"=?
+    /// try player.updateChanges(db) // false: nothing changed since
+    /// ```
     @discardableResult
-    public func updateChanges(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws -> Bool {
+    public final func updateChanges(_ db: Database) throws -> Bool {
         let columns = try changedColumns()
         if columns.isEmpty { return false }
         // Opening the existential binds the persistence methods to the subclass, whose
         // table name and callbacks they use (`self` is statically a `Record` here).
         func update(_ record: some MutablePersistableRecord) throws {
-            try record.update(db, onConflict: conflictResolution, columns: columns)
+            try record.update(db, columns: columns)
         }
         let existential: any MutablePersistableRecord = self
         try update(existential)

@@ -105,6 +105,11 @@ public struct SQLSelection: Sendable {
     }
 }
 
+extension SQLSelectable where Self: RawRepresentable, Self.RawValue: SQLSelectable {
+    /// The selection of the raw value.
+    public var sqlSelection: SQLSelection { rawValue.sqlSelection }
+}
+
 extension SQLSelection: SQLSelectable {
     public var sqlSelection: SQLSelection { self }
 }

@@ -47,6 +47,72 @@ struct DatabaseErrorTests {
     }
 }
 
+extension DatabaseErrorTests {
+    @Test func extendedCodesHaveSQLiteValues() {
+        #expect(ResultCode.SQLITE_IOERR_DIR_FSYNC.rawValue == 1290)
+        #expect(ResultCode.SQLITE_IOERR_CORRUPTFS.rawValue == 8458)
+        #expect(ResultCode.SQLITE_CANTOPEN_SYMLINK.rawValue == 1550)
+        #expect(ResultCode.SQLITE_LOCKED_VTAB.rawValue == 518)
+        #expect(ResultCode.SQLITE_OK_LOAD_PERMANENTLY.rawValue == 256)
+        #expect(ResultCode.SQLITE_CONSTRAINT_PINNED.rawValue == 2835)
+        #expect(ResultCode.SQLITE_AUTH_USER.rawValue == 279)
+        #expect(DatabaseError.SQLITE_BUSY_RECOVERY == ResultCode.SQLITE_BUSY_RECOVERY)
+        #expect(DatabaseError.SQLITE_IOERR_SHMMAP.primaryResultCode == .SQLITE_IOERR)
+        #expect(DatabaseError.SQLITE_WARNING_AUTOINDEX.primaryResultCode == .SQLITE_WARNING)
+        #expect(ResultCode.SQLITE_READONLY ~= DatabaseError.SQLITE_READONLY_DIRECTORY)
+        #expect(!(ResultCode.SQLITE_IOERR_READ ~= DatabaseError.SQLITE_IOERR_WRITE))
+    }
+
+    @Test func extendedCodeOfFailingStatement() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE gadget(code TEXT PRIMARY KEY, weight REAL CHECK (weight > 0))")
+            try db.execute(sql: "INSERT INTO gadget VALUES ('x1', 2.5)")
+        }
+        let duplicate = #expect(throws: DatabaseError.self) {
+            try test.dbQueue.write { try $0.execute(sql: "INSERT INTO gadget VALUES ('x1', 1)") }
+        }
+        #expect(duplicate?.extendedResultCode == DatabaseError.SQLITE_CONSTRAINT_PRIMARYKEY)
+        var matched = ""
+        do {
+            try test.dbQueue.write { try $0.execute(sql: "INSERT INTO gadget VALUES ('x2', -1)") }
+        } catch DatabaseError.SQLITE_CONSTRAINT_PRIMARYKEY {
+            matched = "primary key"
+        } catch DatabaseError.SQLITE_CONSTRAINT_CHECK {
+            matched = "check"
+        }
+        #expect(matched == "check")
+    }
+
+    @Test func bridgesToNSError() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE secret(token TEXT NOT NULL UNIQUE)")
+            try db.execute(sql: "INSERT INTO secret VALUES (?)", arguments: ["hunter2-token"])
+        }
+        let error = #expect(throws: DatabaseError.self) {
+            try test.dbQueue.write {
+                try $0.execute(sql: "INSERT INTO secret VALUES (?)", arguments: ["hunter2-token"])
+            }
+        }
+        let nsError = try #require(error) as NSError
+        #expect(DatabaseError.errorDomain == "GRDB.DatabaseError")
+        #expect(nsError.domain == "GRDB.DatabaseError")
+        #expect(nsError.code == 2067) // SQLITE_CONSTRAINT_UNIQUE
+        #expect(nsError.code == Int(DatabaseError.SQLITE_CONSTRAINT_UNIQUE.rawValue))
+        let text = try #require(nsError.userInfo[NSLocalizedDescriptionKey] as? String)
+        #expect(text == "SQLite error 19: UNIQUE constraint failed: secret.token - while executing `INSERT INTO secret VALUES (?)`")
+        #expect(!text.contains("hunter2"))
+        #expect(nsError.localizedDescription == text)
+    }
+
+    @Test func bridgedPrimaryCodeWithoutStatement() {
+        let nsError = DatabaseError(resultCode: .SQLITE_BUSY) as NSError
+        #expect(nsError.code == 5)
+        #expect(nsError.localizedDescription == "SQLite error 5: database is locked")
+    }
+}
+
 @Suite("SQLite error log")
 struct ErrorLogTests {
     /// In a new process: the log function must be set before SQLite initializes.

@@ -119,3 +119,41 @@ struct DatabaseFunctionTests {
         }
     }
 }
+
+extension DatabaseFunctionTests {
+    @Test func functionIdentity() throws {
+        let one = DatabaseFunction("twice", argumentCount: 1) { values in (Int.fromDatabaseValue(values[0]) ?? 0) * 2 }
+        let sameName = DatabaseFunction("TWICE", argumentCount: 1) { _ in nil }
+        let other = DatabaseFunction("twice", argumentCount: 2) { _ in nil }
+        let variadic = DatabaseFunction("twice") { _ in nil }
+        #expect(one.id == sameName.id)
+        #expect(one.id != other.id)
+        #expect(one.id != variadic.id)
+        #expect(Set([one.id, sameName.id, other.id, variadic.id]).count == 3)
+        let count: Int = 1 // an Int argument count, as GRDB declares it
+        #expect(DatabaseFunction("twice", argumentCount: count) { _ in nil }.id == one.id)
+
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in
+            db.add(function: one)
+            // Calling the function builds SQL.
+            let request = Table("numbers").select(one(Column("n")), as: Int.self)
+            try db.execute(sql: "CREATE TEMP TABLE numbers(n); INSERT INTO numbers VALUES (4)")
+            #expect(try request.fetchOne(db) == 8)
+            #expect(try request.makePreparedRequest(db).statement.sql == "SELECT twice(\"n\") FROM \"numbers\"")
+            // A function with the same identity replaces it.
+            db.add(function: sameName)
+            #expect(try Int.fetchOne(db, sql: "SELECT twice(4)") == nil)
+        }
+    }
+
+    @Test func collationIdentity() {
+        let a = DatabaseCollation("by_length") { $0.count < $1.count ? .orderedAscending : ($0.count == $1.count ? .orderedSame : .orderedDescending) }
+        let b = DatabaseCollation("BY_LENGTH") { $0.compare($1) }
+        let c = DatabaseCollation("by_size") { $0.compare($1) }
+        #expect(a.id == b.id)
+        #expect(a.id != c.id)
+        #expect(Set([a.id, b.id, c.id]).count == 2)
+        #expect(DatabaseCollation.unicodeCompare.id == DatabaseCollation("SWIFTCOMPARE") { $0.compare($1) }.id)
+    }
+}

@@ -27,7 +27,7 @@ struct RowTests {
             #expect(row.containsNonNullValue)
             #expect(row.databaseValues == [1.databaseValue, "Arthur".databaseValue, .null, 2.5.databaseValue, Data([0, 255]).databaseValue])
             #expect(row.coalesce(["email", "name"]) as String? == "Arthur")
-            #expect(row.withUnsafeData(named: "data") { $0 } == Data([0, 255]))
+            #expect(try row.withUnsafeData(named: "data") { $0 } == Data([0, 255]))
         }
     }
 

@@ -168,8 +168,8 @@ struct SQLExpressionTests {
                 (Int.fromDatabaseValue(values[0]) ?? 0) * 2
             }
             db.add(function: custom)
-            try expectSQL(db, custom.apply(a), "double(\"a\")")
-            #expect(try Table("t").select(custom.apply(a), as: Int.self).order(a).fetchAll(db) == [2, 4, 6])
+            try expectSQL(db, custom(a), "double(\"a\")")
+            #expect(try Table("t").select(custom(a), as: Int.self).order(a).fetchAll(db) == [2, 4, 6])
         }
     }
 
@@ -209,5 +209,117 @@ struct SQLExpressionTests {
             #expect(try aliasedLiteral.makePreparedRequest(db).statement.sql == "SELECT a AS \"theA\" FROM \"t\" ORDER BY \"a\"")
             #expect(try Int.fetchAll(db, aliasedLiteral) == [1, 2, 3])
         }
+    }
+}
+
+/// A wrapper of a column: its raw value is its expression, selection and ordering.
+private struct Metric: RawRepresentable, SQLExpressible, SQLSelectable, SQLOrderingTerm {
+    var rawValue: Column
+    static let a = Metric(rawValue: Column("a"))
+    static let b = Metric(rawValue: Column("b"))
+}
+
+extension SQLExpressionTests {
+    @Test func booleanComparisonsAreWrittenOut() throws {
+        let flag = Column("flag")
+        try withDatabase { (db: Database) throws in
+            try expectSQL(db, flag == true, "\"flag\" = 1")
+            try expectSQL(db, flag == false, "\"flag\" = 0")
+            try expectSQL(db, true == flag, "\"flag\" = 1")
+            try expectSQL(db, flag != true, "\"flag\" <> 1")
+            try expectSQL(db, false != flag, "\"flag\" <> 0")
+            try expectSQL(db, !(flag == true), "\"flag\" <> 1")
+            try expectSQL(db, (Column("a") > 1) == false, "(\"a\" > ?) = 0", [1])
+            #expect(try Table("t").select(Column("a"), as: Int.self).filter(flag == true).fetchAll(db) == [1])
+            #expect(try Table("t").select(Column("a"), as: Int.self).filter(flag == false).fetchAll(db) == [2])
+            // NULL is neither.
+            #expect(try Table("t").select(Column("a"), as: Int.self).filter(flag != true).fetchAll(db) == [2])
+        }
+    }
+
+    @Test func storageClassesAndScalarFunctions() throws {
+        let a = Column("a"), b = Column("b"), name = Column("name")
+        try withDatabase { (db: Database) throws in
+            #expect(Database.StorageClass.integer.rawValue == "INTEGER")
+            #expect(Database.StorageClass(rawValue: "TEXT") == .text)
+            try expectSQL(db, cast(a, as: .text), "CAST(\"a\" AS TEXT)")
+            try expectSQL(db, cast(name, as: .blob), "CAST(\"name\" AS BLOB)")
+            try expectSQL(db, cast(name, as: .integer), "CAST(\"name\" AS INTEGER)")
+            #expect(try Table("t").select(cast(a, as: .text), as: String.self).filter(a == 3).fetchOne(db) == "3")
+            try expectSQL(db, count(name), "COUNT(\"name\")")
+            try expectSQL(db, abs(a - b), "ABS(\"a\" - \"b\")")
+            try expectSQL(db, length(name), "LENGTH(\"name\")")
+            try expectSQL(db, min(a, b), "MIN(\"a\", \"b\")")
+            try expectSQL(db, max(a, 2, b), "MAX(\"a\", ?, \"b\")", [2])
+            #expect(try Table("t").select(max(a, b), as: Int?.self).order(a).fetchAll(db) == [10, nil, 30])
+            #expect(try Table("t").select(min(a, 2), as: Int.self).order(a).fetchAll(db) == [1, 2, 2])
+            #expect(try Table("t").select(count(name), as: Int.self).fetchOne(db) == 2)
+        }
+    }
+
+    @Test func orderedAggregates() throws {
+        let a = Column("a"), b = Column("b")
+        try withDatabase { (db: Database) throws in
+            try expectSQL(db, sum(a, orderBy: b), "SUM(\"a\" ORDER BY \"b\")")
+            try expectSQL(db, total(a, orderBy: b.desc, filter: a > 1), "TOTAL(\"a\" ORDER BY \"b\" DESC) FILTER (WHERE \"a\" > ?)", [1])
+            try expectSQL(db, sum(a, filter: b > 0), "SUM(\"a\") FILTER (WHERE \"b\" > ?)", [0])
+            try expectSQL(db, total(a), "TOTAL(\"a\")")
+            #expect(try Table("t").select(sum(a, orderBy: b), as: Int.self).fetchOne(db) == 6)
+            #expect(try Table("t").select(total(b, orderBy: a, filter: a < 3), as: Double.self).fetchOne(db) == 10)
+            // An ordered aggregate makes the selection an aggregate: one row.
+            #expect(try Table("t").select(sum(a, orderBy: b) + 1, as: Int.self).fetchAll(db) == [7])
+        }
+    }
+
+    @Test func rangesOfIntegersAndOtherBounds() throws {
+        let a = Column("a"), name = Column("name")
+        try withDatabase { (db: Database) throws in
+            try expectSQL(db, (1...2).contains(a), "\"a\" BETWEEN ? AND ?", [1, 2])
+            try expectSQL(db, (1..<3).contains(a), "(\"a\" >= ?) AND (\"a\" < ?)", [1, 3])
+            try expectSQL(db, (1.5...2.5).contains(a), "\"a\" BETWEEN ? AND ?", [1.5, 2.5])
+            try expectSQL(db, ("A"..<"C").contains(name), "(\"name\" >= ?) AND (\"name\" < ?)", ["A", "C"])
+            try expectSQL(db, !(1...2).contains(a), "\"a\" NOT BETWEEN ? AND ?", [1, 2])
+            #expect(try Table("t").select(a, as: Int.self).filter((2...3).contains(a)).fetchAll(db) == [2, 3])
+            #expect(try Table("t").select(a, as: Int.self).filter((2..<3).contains(a)).fetchAll(db) == [2])
+            #expect(try Table("t").select(a, as: Int.self).filter((5..<5).contains(a)).fetchAll(db) == [])
+        }
+    }
+
+    @Test func associativeOperatorsAndRowID() throws {
+        let a = Column("a"), b = Column("b")
+        try withDatabase { (db: Database) throws in
+            let plus: SQLExpression.AssociativeBinaryOperator = .add
+            try expectSQL(db, [a, b, 1.databaseValue].joined(operator: plus), "\"a\" + \"b\" + ?", [1])
+            try expectSQL(db, [a, b].joined(operator: .multiply), "\"a\" * \"b\"")
+            try expectSQL(db, [a, b].joined(operator: .bitwiseAnd), "\"a\" & \"b\"")
+            try expectSQL(db, [a, b].joined(operator: .bitwiseOr), "\"a\" | \"b\"")
+            try expectSQL(db, [Column("name"), "!".databaseValue].joined(operator: .concat), "\"name\" || ?", ["!"])
+            try expectSQL(db, [a > 1, b > 1].joined(operator: .or), "(\"a\" > ?) OR (\"b\" > ?)", [1, 1])
+            let none: [Column] = []
+            try expectSQL(db, none.joined(operator: .and), "1")
+            try expectSQL(db, none.joined(operator: .concat), "''")
+            #expect(SQLExpression.AssociativeBinaryOperator.and != .or)
+
+            func render(_ expression: some SQLExpressible) throws -> String { try expectRender(db, expression) }
+            func column(_ column: some ColumnExpression) -> String { column.name }
+            #expect(try render(.rowID) == "\"rowid\"")
+            #expect(column(.rowID) == "rowid")
+            #expect(try Table("t").select(Column.rowID, as: Int.self).filter(Column.rowID == 2).fetchOne(db) == 2)
+        }
+    }
+
+    @Test func rawRepresentableExpressions() throws {
+        try withDatabase { (db: Database) throws in
+            try expectSQL(db, Metric.b, "\"b\"")
+            try expectSQL(db, Metric.a.sqlExpression + 1, "\"a\" + ?", [1])
+            let request = Table("t").select(Metric.b, as: Int?.self).order(Metric.a.sqlOrdering).filter(Metric.a.sqlExpression > 1)
+            #expect(try request.fetchAll(db) == [nil, 30])
+            #expect(try request.makePreparedRequest(db).statement.sql == "SELECT \"b\" FROM \"t\" WHERE \"a\" > ? ORDER BY \"a\"")
+        }
+    }
+
+    private func expectRender(_ db: Database, _ expression: some SQLExpressible) throws -> String {
+        var context = SQLGenerationContext(db)
+        return try expression.sqlExpression.sql(&context)
     }
 }

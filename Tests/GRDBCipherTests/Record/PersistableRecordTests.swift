@@ -641,3 +641,36 @@ struct PersistableRecordTests {
         }
     }
 }
+
+@Suite("PersistenceContainer and Record: GRDB parity")
+struct PersistenceContainerCollectionTests {
+    @Test func containerIsACollectionOfColumnsAndValues() throws {
+        let player = RecordPlayer(id: 3, name: "Eve", score: 12)
+        let container = try PersistenceContainer(player)
+        #expect(container.startIndex == 0)
+        #expect(container.endIndex == 3)
+        let index: PersistenceContainer.Index = 1
+        #expect(container[index].0 == "name")
+        #expect(container[index].1 == "Eve".databaseValue)
+        #expect(container.map(\.0) == ["id", "name", "score"])
+        #expect(container.map(\.1) == [3.databaseValue, "Eve".databaseValue, 12.databaseValue])
+        #expect(PersistenceContainer().isEmpty)
+        #expect(Array(PersistenceContainer()).isEmpty)
+    }
+
+    @Test func recordUpdateChangesIsDiscardable() throws {
+        let test = try TestDatabase()
+        let recorder = SQLRecorder()
+        try test.dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT, score INTEGER)")
+            let player = RecordPlayer(name: "Flo", score: 1)
+            try player.insert(db)
+            recorder.record(db)
+            player.score = 2
+            try player.updateChanges(db) // result discarded without warning
+            try player.updateChanges(db) // no change: nothing runs
+            #expect(recorder.dataSQL == ["UPDATE \"player\" SET \"score\"=? WHERE \"id\"=?"])
+            #expect(try Int.fetchOne(db, sql: "SELECT score FROM player") == 2)
+        }
+    }
+}
