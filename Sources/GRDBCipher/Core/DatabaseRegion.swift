@@ -253,3 +253,110 @@ extension Table: DatabaseRegionConvertible {
         DatabaseRegion(table: tableName)
     }
 }
+
+// MARK: - Requests
+
+extension FetchRequest {
+    /// The region the request reads: the tables and columns of its statement, as SQLite
+    /// reports them when it compiles it.
+    ///
+    /// ```swift
+    /// let region = try SQLRequest<Row>(sql: "SELECT name FROM player").databaseRegion(db)
+    /// print(region) // player(name)
+    /// ```
+    public func databaseRegion(_ db: Database) throws -> DatabaseRegion {
+        try makePreparedRequest(db, forSingleResult: false).statement.databaseRegion
+    }
+}
+
+extension QueryInterfaceRequest {
+    /// The region the request reads: the tables and columns of its statement, narrowed to
+    /// rows when the request filters on the rowid primary key (`filter(id:)`, `filter(key:)`,
+    /// `Column("id") == 1`...), and empty for a request that matches nothing (`none()`).
+    ///
+    /// ```swift
+    /// let region = try Player.filter(id: 1).databaseRegion(db)
+    /// print(region) // player(id,name,score)[1]
+    /// ```
+    public func databaseRegion(_ db: Database) throws -> DatabaseRegion {
+        let statementRegion = try makePreparedRequest(db, forSingleResult: false).statement.databaseRegion
+        guard let filter = try query.filterExpression(db) else { return statementRegion }
+        if filter.isAlwaysFalse { return DatabaseRegion() }
+        let tableName = query.tableName
+        guard try db.tableExists(tableName),
+              let rowIDColumn = try db.primaryKey(tableName).rowIDColumn,
+              let rowIDs = filter.rowIDs(rowIDColumn: rowIDColumn, alias: query.alias)
+        else {
+            return statementRegion
+        }
+        return statementRegion.restricted(table: tableName, toRowIDs: rowIDs)
+    }
+}
+
+extension SQLExpression {
+    /// Whether the expression is a constant false, as `none()` filters.
+    var isAlwaysFalse: Bool {
+        switch kind {
+        case let .value(value):
+            return Int64.fromDatabaseValue(value) == 0
+        case let .associative(op, terms) where op == .and:
+            return terms.contains { $0.isAlwaysFalse }
+        default:
+            return false
+        }
+    }
+
+    /// The rowids the expression is limited to, when a condition on the rowid makes it
+    /// precise; nil when any row may match.
+    func rowIDs(rowIDColumn: String, alias: TableAliasBase) -> Set<Int64>? {
+        func isRowID(_ expression: SQLExpression) -> Bool {
+            let name: String
+            switch expression.kind {
+            case let .column(column): name = column
+            case let .qualifiedColumn(column, columnAlias) where columnAlias === alias: name = column
+            default: return false
+            }
+            let lowercased = name.lowercased()
+            return lowercased == rowIDColumn.lowercased() || ["rowid", "oid", "_rowid_"].contains(lowercased)
+        }
+        func rowID(_ expression: SQLExpression) -> Int64? {
+            guard case let .value(value) = expression.kind else { return nil }
+            return Int64.fromDatabaseValue(value)
+        }
+        switch kind {
+        case let .binary(.equal, lhs, rhs):
+            if isRowID(lhs), let value = rowID(rhs) { return [value] }
+            if isRowID(rhs), let value = rowID(lhs) { return [value] }
+            return nil
+        case let .inList(expression, list, negated: false):
+            guard isRowID(expression) else { return nil }
+            var values: Set<Int64> = []
+            for item in list {
+                guard let value = rowID(item) else { return nil }
+                values.insert(value)
+            }
+            return values
+        case let .associative(op, terms) where op == .and:
+            var result: Set<Int64>?
+            for term in terms {
+                guard let values = term.rowIDs(rowIDColumn: rowIDColumn, alias: alias) else { continue }
+                result = result.map { $0.intersection(values) } ?? values
+            }
+            return result
+        case let .associative(op, terms) where op == .or:
+            var result: Set<Int64> = []
+            for term in terms {
+                guard let values = term.rowIDs(rowIDColumn: rowIDColumn, alias: alias) else { return nil }
+                result.formUnion(values)
+            }
+            return result
+        default:
+            return nil
+        }
+    }
+}
+
+extension DatabaseCursor {
+    /// The region the cursor reads.
+    public var databaseRegion: DatabaseRegion { statement.databaseRegion }
+}

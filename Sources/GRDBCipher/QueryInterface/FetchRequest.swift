@@ -11,7 +11,7 @@ public protocol TypedRequest<RowDecoder> {
 /// let players = try request.fetchAll(db)
 /// let count = try request.fetchCount(db)
 /// ```
-public protocol FetchRequest<RowDecoder>: SQLSubqueryable, TypedRequest {
+public protocol FetchRequest<RowDecoder>: SQLSubqueryable, TypedRequest, DatabaseRegionConvertible {
     /// The type fetched: `Row`, a value type, or a record type.
     associatedtype RowDecoder
 

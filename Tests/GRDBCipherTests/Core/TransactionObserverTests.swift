@@ -1,0 +1,451 @@
+import Foundation
+import Testing
+@testable import GRDBCipher
+
+/// Writes down what it is told, in order.
+private final class Journal: TransactionObserver, @unchecked Sendable {
+    var entries: [String] = []
+    /// Tables whose changes are observed (all when nil).
+    let tables: Set<String>?
+    /// Thrown by databaseWillCommit.
+    var refusal: (any Error)?
+    /// The event kinds it was asked about.
+    var askedKinds: [DatabaseEventKind] = []
+    /// Stops observing changes after the first one.
+    var stopsAfterFirstChange = false
+
+    init(tables: Set<String>? = nil) {
+        self.tables = tables
+    }
+
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
+        askedKinds.append(eventKind)
+        return tables.map { $0.contains(eventKind.tableName) } ?? true
+    }
+
+    func databaseDidChange() {
+        entries.append("changed")
+    }
+
+    func databaseDidChange(with event: DatabaseEvent) {
+        entries.append("\(event.kind) \(event.tableName) \(event.rowID)")
+        if stopsAfterFirstChange { stopObservingDatabaseChangesUntilNextTransaction() }
+    }
+
+    func databaseWillCommit() throws {
+        entries.append("willCommit")
+        if let refusal { throw refusal }
+    }
+
+    func databaseDidCommit(_ db: Database) {
+        entries.append("didCommit")
+    }
+
+    func databaseDidRollback(_ db: Database) {
+        entries.append("didRollback")
+    }
+
+    func take() -> [String] {
+        defer { entries = [] }
+        return entries
+    }
+}
+
+private struct Veto: Error, Equatable {}
+
+private let schema = """
+    CREATE TABLE owner (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+    CREATE TABLE pet (id INTEGER PRIMARY KEY, name TEXT NOT NULL,
+        ownerId INTEGER REFERENCES owner(id) ON DELETE CASCADE, visits INTEGER NOT NULL DEFAULT 0);
+    CREATE TABLE visit (petId INTEGER NOT NULL, day TEXT NOT NULL);
+    CREATE TRIGGER visitCount AFTER INSERT ON visit BEGIN
+        UPDATE pet SET visits = visits + 1 WHERE id = NEW.petId;
+    END;
+    """
+
+@Suite("TransactionObserver")
+struct TransactionObserverTests {
+    private func makeQueue() throws -> TestDatabase {
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in try db.execute(sql: schema) }
+        return test
+    }
+
+    @Test func changesThenCommitInOrder() throws {
+        let test = try makeQueue()
+        let journal = Journal()
+        test.dbQueue.add(transactionObserver: journal)
+        try test.dbQueue.write { db in
+            try db.execute(sql: "INSERT INTO owner (id, name) VALUES (1, 'Ada')")
+            try db.execute(sql: "UPDATE owner SET name = 'Ada L.' WHERE id = 1")
+            try db.execute(sql: "DELETE FROM owner WHERE id = 1")
+        }
+        #expect(journal.take() == ["insert owner 1", "update owner 1", "delete owner 1", "willCommit", "didCommit"])
+    }
+
+    @Test func statementsOutsideOfTransactionsCommitOneByOne() throws {
+        let test = try makeQueue()
+        let journal = Journal()
+        test.dbQueue.add(transactionObserver: journal)
+        try test.dbQueue.writeWithoutTransaction { db in
+            try db.execute(sql: "INSERT INTO owner (id, name) VALUES (1, 'Ada')")
+            try db.execute(sql: "INSERT INTO owner (id, name) VALUES (2, 'Bob')")
+            // A read commits nothing.
+            _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM owner")
+        }
+        #expect(journal.take() == ["insert owner 1", "willCommit", "didCommit", "insert owner 2", "willCommit", "didCommit"])
+    }
+
+    @Test func rollbacksAreTold() throws {
+        let test = try makeQueue()
+        let journal = Journal()
+        test.dbQueue.add(transactionObserver: journal)
+        try test.dbQueue.inTransaction { db in
+            try db.execute(sql: "INSERT INTO owner (id, name) VALUES (1, 'Ada')")
+            return .rollback
+        }
+        #expect(journal.take() == ["insert owner 1", "didRollback"])
+
+        struct Oops: Error {}
+        #expect(throws: Oops.self) {
+            try test.dbQueue.write { db in
+                try db.execute(sql: "INSERT INTO owner (id, name) VALUES (2, 'Bob')")
+                throw Oops()
+            }
+        }
+        #expect(journal.take() == ["insert owner 2", "didRollback"])
+        #expect(try test.dbQueue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM owner") } == 0)
+    }
+
+    @Test func savepointChangesWaitForTheRelease() throws {
+        let test = try makeQueue()
+        let journal = Journal()
+        test.dbQueue.add(transactionObserver: journal)
+        try test.dbQueue.inTransaction { db in
+            try db.execute(sql: "INSERT INTO owner (id, name) VALUES (1, 'Ada')")
+            try db.execute(sql: "SAVEPOINT kept")
+            try db.execute(sql: "INSERT INTO owner (id, name) VALUES (2, 'Bob')")
+            try db.execute(sql: "SAVEPOINT inner")
+            try db.execute(sql: "INSERT INTO owner (id, name) VALUES (3, 'Cy')")
+            try db.execute(sql: "RELEASE SAVEPOINT inner")
+            #expect(journal.entries == ["insert owner 1"])
+            try db.execute(sql: "RELEASE SAVEPOINT kept")
+            #expect(journal.entries == ["insert owner 1", "insert owner 2", "insert owner 3"])
+
+            try db.execute(sql: "SAVEPOINT dropped")
+            try db.execute(sql: "INSERT INTO owner (id, name) VALUES (4, 'Di')")
+            try db.execute(sql: "ROLLBACK TO SAVEPOINT dropped")
+            try db.execute(sql: "INSERT INTO owner (id, name) VALUES (5, 'Ed')")
+            try db.execute(sql: "RELEASE SAVEPOINT dropped")
+            return .commit
+        }
+        #expect(journal.take() == ["insert owner 1", "insert owner 2", "insert owner 3", "insert owner 5", "willCommit", "didCommit"])
+    }
+
+    @Test func inSavepointRollbackDropsItsChanges() throws {
+        let test = try makeQueue()
+        let journal = Journal()
+        test.dbQueue.add(transactionObserver: journal)
+        try test.dbQueue.write { db in
+            try db.execute(sql: "INSERT INTO owner (id, name) VALUES (1, 'Ada')")
+            try db.inSavepoint {
+                try db.execute(sql: "INSERT INTO owner (id, name) VALUES (2, 'Bob')")
+                return .rollback
+            }
+            try db.inSavepoint {
+                try db.execute(sql: "INSERT INTO owner (id, name) VALUES (3, 'Cy')")
+                return .commit
+            }
+        }
+        #expect(journal.take() == ["insert owner 1", "insert owner 3", "willCommit", "didCommit"])
+    }
+
+    @Test func savepointOutsideOfTransactionDeliversAtCommit() throws {
+        let test = try makeQueue()
+        let journal = Journal()
+        test.dbQueue.add(transactionObserver: journal)
+        try test.dbQueue.writeWithoutTransaction { db in
+            try db.execute(sql: "SAVEPOINT outer")
+            try db.execute(sql: "INSERT INTO owner (id, name) VALUES (1, 'Ada')")
+            #expect(journal.entries.isEmpty)
+            try db.execute(sql: "RELEASE SAVEPOINT outer")
+        }
+        #expect(journal.take() == ["insert owner 1", "willCommit", "didCommit"])
+
+        // Rolled back as a whole: nothing but the rollback.
+        try test.dbQueue.writeWithoutTransaction { db in
+            try db.execute(sql: "SAVEPOINT outer")
+            try db.execute(sql: "INSERT INTO owner (id, name) VALUES (2, 'Bob')")
+            try db.execute(sql: "ROLLBACK")
+        }
+        #expect(journal.take() == ["didRollback"])
+    }
+
+    @Test func emptyTransactionsCommitToo() throws {
+        let test = try makeQueue()
+        let journal = Journal()
+        test.dbQueue.add(transactionObserver: journal)
+        try test.dbQueue.write { _ in }
+        #expect(journal.take() == ["willCommit", "didCommit"])
+
+        // Read accesses are not transactions observers hear of.
+        try test.dbQueue.read { db in _ = try Row.fetchAll(db, sql: "SELECT * FROM owner") }
+        #expect(journal.take().isEmpty)
+
+        journal.refusal = Veto()
+        #expect(throws: Veto.self) { try test.dbQueue.write { _ in } }
+        #expect(journal.take() == ["willCommit", "didRollback"])
+    }
+
+    @Test func refusedCommitRollsBack() throws {
+        let test = try makeQueue()
+        let journal = Journal()
+        journal.refusal = Veto()
+        test.dbQueue.add(transactionObserver: journal)
+        #expect(throws: Veto.self) {
+            try test.dbQueue.write { db in
+                try db.execute(sql: "INSERT INTO owner (id, name) VALUES (1, 'Ada')")
+            }
+        }
+        #expect(journal.take() == ["insert owner 1", "willCommit", "didRollback"])
+
+        // Outside of a transaction, the statement itself fails with the observer's error.
+        #expect(throws: Veto.self) {
+            try test.dbQueue.writeWithoutTransaction { db in
+                try db.execute(sql: "INSERT INTO owner (id, name) VALUES (2, 'Bob')")
+            }
+        }
+        #expect(journal.take() == ["insert owner 2", "willCommit", "didRollback"])
+
+        // An explicit COMMIT, too.
+        #expect(throws: Veto.self) {
+            try test.dbQueue.writeWithoutTransaction { db in
+                try db.execute(sql: "BEGIN")
+                try db.execute(sql: "INSERT INTO owner (id, name) VALUES (3, 'Cy')")
+                try db.execute(sql: "COMMIT")
+            }
+        }
+        #expect(journal.take() == ["insert owner 3", "willCommit", "didRollback"])
+
+        journal.refusal = nil
+        try test.dbQueue.read { (db: Database) throws in
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM owner") == 0)
+        }
+        // No transaction is left open.
+        test.dbQueue.writeWithoutTransaction { db in #expect(!db.isInsideTransaction) }
+    }
+
+    @Test func deleteWithoutWhereTellsEachRow() throws {
+        let test = try makeQueue()
+        try test.dbQueue.write { db in
+            try db.execute(sql: "INSERT INTO owner (id, name) VALUES (1, 'Ada'), (2, 'Bob'), (3, 'Cy')")
+        }
+        let journal = Journal(tables: ["owner"])
+        test.dbQueue.add(transactionObserver: journal)
+        try test.dbQueue.write { db in try db.execute(sql: "DELETE FROM owner") }
+        #expect(journal.take() == ["delete owner 1", "delete owner 2", "delete owner 3", "willCommit", "didCommit"])
+    }
+
+    @Test func observersChooseTheirChanges() throws {
+        let test = try makeQueue()
+        let petJournal = Journal(tables: ["pet"])
+        let ownerJournal = Journal(tables: ["owner"])
+        test.dbQueue.add(transactionObserver: petJournal)
+        test.dbQueue.add(transactionObserver: ownerJournal)
+        try test.dbQueue.write { db in
+            try db.execute(sql: "INSERT INTO owner (id, name) VALUES (1, 'Ada')")
+            try db.execute(sql: "INSERT INTO pet (id, name, ownerId) VALUES (10, 'Rex', 1)")
+            // The trigger updates pet.
+            try db.execute(sql: "INSERT INTO visit (petId, day) VALUES (10, 'monday')")
+            // The foreign key action deletes pets.
+            try db.execute(sql: "DELETE FROM owner WHERE id = 1")
+        }
+        #expect(petJournal.take() == ["insert pet 10", "update pet 10", "delete pet 10", "willCommit", "didCommit"])
+        #expect(ownerJournal.take() == ["insert owner 1", "delete owner 1", "willCommit", "didCommit"])
+        // Observers are asked about the writes of triggers and foreign key actions.
+        #expect(petJournal.askedKinds.contains(.update(tableName: "pet", columnNames: ["visits"])))
+        #expect(petJournal.askedKinds.contains(.delete(tableName: "pet")))
+    }
+
+    @Test func stopObservingUntilNextTransaction() throws {
+        let test = try makeQueue()
+        let journal = Journal()
+        journal.stopsAfterFirstChange = true
+        test.dbQueue.add(transactionObserver: journal)
+        for _ in 0..<2 {
+            try test.dbQueue.write { db in
+                try db.execute(sql: "INSERT INTO owner (name) VALUES ('a'), ('b'), ('c')")
+                try db.execute(sql: "DELETE FROM owner")
+            }
+        }
+        #expect(journal.take() == [
+            "insert owner 1", "willCommit", "didCommit",
+            "insert owner 1", "willCommit", "didCommit",
+        ])
+    }
+
+    @Test func extents() throws {
+        let test = try makeQueue()
+        final class WeakJournal { weak var value: Journal? }
+        let released = WeakJournal()
+        do {
+            let observer = Journal()
+            released.value = observer
+            test.dbQueue.add(transactionObserver: observer)
+        }
+        // The default extent does not retain the observer.
+        #expect(released.value == nil)
+
+        let retained = Journal()
+        weak var nextTransactionObserver: Journal?
+        do {
+            let observer = Journal()
+            nextTransactionObserver = observer
+            test.dbQueue.add(transactionObserver: observer, extent: .nextTransaction)
+            test.dbQueue.add(transactionObserver: retained, extent: .databaseLifetime)
+        }
+        #expect(nextTransactionObserver != nil)
+        try test.dbQueue.write { db in try db.execute(sql: "INSERT INTO owner (name) VALUES ('a')") }
+        // Told about the next transaction, then released.
+        #expect(nextTransactionObserver == nil)
+        try test.dbQueue.write { db in try db.execute(sql: "INSERT INTO owner (name) VALUES ('b')") }
+        #expect(retained.take() == ["insert owner 1", "willCommit", "didCommit", "insert owner 2", "willCommit", "didCommit"])
+
+        test.dbQueue.remove(transactionObserver: retained)
+        try test.dbQueue.write { db in try db.execute(sql: "INSERT INTO owner (name) VALUES ('c')") }
+        #expect(retained.take().isEmpty)
+    }
+
+    @Test func afterNextTransaction() throws {
+        let test = try makeQueue()
+        let outcomes = LockedValue<[String]>([])
+        try test.dbQueue.write { db in
+            db.afterNextTransaction { db in
+                outcomes.update { $0.append("committed \(db.isInsideTransaction)") }
+            } onRollback: { _ in
+                outcomes.update { $0.append("rolled back") }
+            }
+            try db.execute(sql: "INSERT INTO owner (name) VALUES ('a')")
+        }
+        try test.dbQueue.inTransaction { db in
+            db.afterNextTransaction { _ in
+                outcomes.update { $0.append("committed") }
+            } onRollback: { _ in
+                outcomes.update { $0.append("rolled back") }
+            }
+            return .rollback
+        }
+        // Each handler runs once.
+        try test.dbQueue.write { _ in }
+        #expect(outcomes.read() == ["committed false", "rolled back"])
+    }
+
+    @Test func didCommitMayUseTheDatabase() throws {
+        final class Auditor: TransactionObserver {
+            var counts: [Int] = []
+            func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { false }
+            func databaseDidChange(with event: DatabaseEvent) {}
+            func databaseDidCommit(_ db: Database) {
+                counts.append((try? Int.fetchOne(db, sql: "SELECT COUNT(*) FROM owner")) ?? -1)
+            }
+            func databaseDidRollback(_ db: Database) {}
+        }
+        let test = try makeQueue()
+        let auditor = Auditor()
+        test.dbQueue.add(transactionObserver: auditor)
+        try test.dbQueue.write { db in try db.execute(sql: "INSERT INTO owner (name) VALUES ('a')") }
+        try test.dbQueue.write { db in try db.execute(sql: "INSERT INTO owner (name) VALUES ('b')") }
+        #expect(auditor.counts == [1, 2])
+    }
+
+    @Test func notifyChanges() throws {
+        let test = try makeQueue()
+        let ownerJournal = Journal(tables: ["owner"])
+        let petJournal = Journal(tables: ["pet"])
+        test.dbQueue.add(transactionObserver: ownerJournal)
+        test.dbQueue.add(transactionObserver: petJournal)
+        try test.dbQueue.write { db in
+            try db.notifyChanges(in: Table("owner"))
+        }
+        #expect(ownerJournal.take() == ["changed", "willCommit", "didCommit"])
+        #expect(petJournal.take() == ["willCommit", "didCommit"])
+        try test.dbQueue.write { db in
+            try db.notifyChanges(in: .fullDatabase)
+        }
+        #expect(ownerJournal.take() == ["changed", "willCommit", "didCommit"])
+        #expect(petJournal.take() == ["changed", "willCommit", "didCommit"])
+
+        // Outside of a write transaction, it is a misuse.
+        test.dbQueue.writeWithoutTransaction { db in
+            _ = expectDatabaseError(.SQLITE_MISUSE) { try db.notifyChanges(in: Table("owner")) }
+        }
+    }
+
+    @Test func poolWriterObserversSurviveAPassphraseChange() throws {
+        guard TestEnvironment.encrypted else { return }
+        let directory = try TemporaryDirectory()
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in try db.usePassphrase(TestEnvironment.testKey) }
+        let pool = try DatabasePool(path: directory.path("pool.sqlite"), configuration: configuration)
+        try pool.write { db in try db.execute(sql: schema) }
+        let journal = Journal(tables: ["owner"])
+        pool.add(transactionObserver: journal)
+        try pool.changePassphrase("a new passphrase")
+        // The change runs in a transaction of the writer, told like any other.
+        #expect(!journal.take().contains { $0.hasPrefix("insert") })
+        try pool.write { db in try db.execute(sql: "INSERT INTO owner (name) VALUES ('a')") }
+        #expect(journal.take() == ["insert owner 1", "willCommit", "didCommit"])
+    }
+
+    @Test func poolWriterObservers() throws {
+        let directory = try TemporaryDirectory()
+        let pool = try DatabasePool(path: directory.path("pool.sqlite"), configuration: TestDatabase.configure(Configuration()))
+        try pool.write { db in try db.execute(sql: schema) }
+        let journal = Journal(tables: ["owner"])
+        pool.add(transactionObserver: journal)
+        try pool.write { db in try db.execute(sql: "INSERT INTO owner (name) VALUES ('a')") }
+        // Readers are not observed.
+        try pool.read { db in _ = try Row.fetchAll(db, sql: "SELECT * FROM owner") }
+        #expect(journal.take() == ["insert owner 1", "willCommit", "didCommit"])
+        pool.remove(transactionObserver: journal)
+        try pool.write { db in try db.execute(sql: "INSERT INTO owner (name) VALUES ('b')") }
+        #expect(journal.take().isEmpty)
+    }
+
+    @Test func recordsAndRequestsAreObserved() throws {
+        struct Owner: Codable, PersistableRecord, FetchableRecord {
+            var id: Int64?
+            var name: String
+        }
+        let test = try makeQueue()
+        let journal = Journal(tables: ["owner"])
+        test.dbQueue.add(transactionObserver: journal)
+        try test.dbQueue.write { db in
+            try Owner(id: 7, name: "Gil").insert(db)
+            try Owner(id: 7, name: "Gil B.").update(db)
+            _ = try Owner.filter(Column("id") == 7).updateAndFetchAll(db, [Column("name").set(to: "G.")])
+            try Owner.deleteAll(db)
+        }
+        #expect(journal.take() == ["insert owner 7", "update owner 7", "update owner 7", "delete owner 7", "willCommit", "didCommit"])
+    }
+
+    @Test func eventsCopiesOutliveTheCallback() throws {
+        final class Keeper: TransactionObserver {
+            var events: [DatabaseEvent] = []
+            func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { true }
+            func databaseDidChange(with event: DatabaseEvent) { events.append(event.copy()) }
+            func databaseDidCommit(_ db: Database) {}
+            func databaseDidRollback(_ db: Database) {}
+        }
+        let test = try makeQueue()
+        let keeper = Keeper()
+        test.dbQueue.add(transactionObserver: keeper)
+        try test.dbQueue.write { db in try db.execute(sql: "INSERT INTO owner (id, name) VALUES (42, 'Hu')") }
+        #expect(keeper.events.map(\.tableName) == ["owner"])
+        #expect(keeper.events.map(\.databaseName) == ["main"])
+        #expect(keeper.events.map(\.rowID) == [42])
+        #expect(keeper.events.map(\.kind) == [.insert])
+        // A description names the change, never the row's values.
+        #expect(!"\(keeper.events[0])".contains("Hu"))
+    }
+}
