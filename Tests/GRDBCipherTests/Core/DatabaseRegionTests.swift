@@ -1,0 +1,158 @@
+import Foundation
+import Testing
+@testable import GRDBCipher
+
+private struct Plant: Codable, FetchableRecord, PersistableRecord, Identifiable {
+    static let databaseTableName = "plant"
+    var id: Int64
+    var name: String
+    var water: Int
+}
+
+private struct Label: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "label"
+    var code: String
+    var text: String
+}
+
+private let greenhouse = """
+    CREATE TABLE plant (id INTEGER PRIMARY KEY, name TEXT NOT NULL, water INTEGER NOT NULL);
+    CREATE TABLE label (code TEXT PRIMARY KEY, text TEXT NOT NULL) WITHOUT ROWID;
+    CREATE VIEW thirstyPlant AS SELECT id, name FROM plant WHERE water > 2;
+    INSERT INTO plant VALUES (1, 'fern', 3), (2, 'cactus', 1), (3, 'moss', 5);
+    """
+
+/// Keeps copies of the events it is told.
+private final class EventSink: TransactionObserver {
+    var events: [DatabaseEvent] = []
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { true }
+    func databaseDidChange(with event: DatabaseEvent) { events.append(event.copy()) }
+    func databaseDidCommit(_ db: Database) {}
+    func databaseDidRollback(_ db: Database) {}
+}
+
+@Suite("DatabaseRegion")
+struct DatabaseRegionTests {
+    private func withGreenhouse(_ body: (Database) throws -> Void) throws {
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in
+            try db.execute(sql: greenhouse)
+            try body(db)
+        }
+    }
+
+    @Test func emptyFullAndUnion() throws {
+        let empty = DatabaseRegion()
+        #expect(empty.isEmpty)
+        #expect(!empty.isFullDatabase)
+        #expect(empty.description == "empty")
+        #expect(DatabaseRegion.fullDatabase.isFullDatabase)
+        #expect(!DatabaseRegion.fullDatabase.isEmpty)
+        #expect(DatabaseRegion.fullDatabase.description == "full database")
+
+        let plantName = DatabaseRegion(table: "plant", columns: ["name"])
+        let plantWater = DatabaseRegion(table: "Plant", columns: ["WATER"])
+        let label = DatabaseRegion(table: "label")
+        #expect(plantName.union(plantWater).description == "plant(name,water)")
+        #expect(plantName.union(label).description == "label(*),plant(name)")
+        #expect(plantName.union(label).union(.fullDatabase).isFullDatabase)
+        #expect(empty.union(plantName) == plantName)
+        var region = plantName
+        region.formUnion(DatabaseRegion(table: "plant"))
+        #expect(region.description == "plant(*)")
+    }
+
+    @Test func modificationsByKind() throws {
+        let region = DatabaseRegion(table: "plant", columns: ["name", "water"])
+        #expect(region.isModified(byEventsOfKind: .insert(tableName: "plant")))
+        #expect(region.isModified(byEventsOfKind: .delete(tableName: "PLANT")))
+        #expect(region.isModified(byEventsOfKind: .update(tableName: "plant", columnNames: ["Water", "id"])))
+        #expect(!region.isModified(byEventsOfKind: .update(tableName: "plant", columnNames: ["id"])))
+        #expect(!region.isModified(byEventsOfKind: .insert(tableName: "label")))
+        #expect(!DatabaseRegion().isModified(byEventsOfKind: .insert(tableName: "plant")))
+        #expect(DatabaseRegion.fullDatabase.isModified(byEventsOfKind: .update(tableName: "any", columnNames: [])))
+        let wholeTable = DatabaseRegion(table: "plant")
+        #expect(wholeTable.isModified(byEventsOfKind: .update(tableName: "plant", columnNames: ["id"])))
+    }
+
+    @Test func regionsOfRequests() throws {
+        try withGreenhouse { (db: Database) throws in
+            #expect(try Plant.all().databaseRegion(db).description == "plant(id,name,water)")
+            #expect(try Plant.select(Column("name")).databaseRegion(db).description == "plant(name)")
+            #expect(try Plant.filter(Column("water") > 2).select(Column("name")).databaseRegion(db).description == "plant(name,water)")
+            #expect(try Plant.fetchCount(db) == 3)
+            // Key filters of the query interface are row-level...
+            #expect(try Plant.filter(id: 1).databaseRegion(db).description == "plant(id,name,water)[1]")
+            #expect(try Plant.filter(ids: [3, 1]).databaseRegion(db).description == "plant(id,name,water)[1,3]")
+            #expect(try Plant.filter(key: 2).databaseRegion(db).description == "plant(id,name,water)[2]")
+            #expect(try Plant.filter(Column("id") == 2 || Column("id") == 3).databaseRegion(db).description == "plant(id,name,water)[2,3]")
+            #expect(try Plant.filter(id: 1).filter(Column("water") > 0).databaseRegion(db).description == "plant(id,name,water)[1]")
+            // ...unless the condition is not only about the rowid.
+            #expect(try Plant.filter(Column("id") == 1 || Column("water") > 2).databaseRegion(db).description == "plant(id,name,water)")
+            // A raw SQL request is table-level.
+            #expect(try SQLRequest<Plant>(sql: "SELECT * FROM plant WHERE id = 1").databaseRegion(db).description == "plant(id,name,water)")
+            // A request that matches nothing has an empty region.
+            #expect(try Plant.none().databaseRegion(db).isEmpty)
+            // WITHOUT ROWID tables have no rowids to narrow to.
+            #expect(try Label.filter(key: "a").databaseRegion(db).description == "label(code,text)")
+            // Views: the view's columns, and the columns of the tables it reads.
+            #expect(try Table("thirstyPlant").select(Column("name")).databaseRegion(db).description
+                == "plant(id,name,water),thirstyPlant(name)")
+            #expect(try Table("PLANT").databaseRegion(db).description == "PLANT(*)")
+            #expect(try Table("PLANT").databaseRegion(db) == Table("plant").databaseRegion(db))
+            // Cursors and statements tell their regions too.
+            let cursor = try Row.fetchCursor(db, sql: "SELECT name FROM plant")
+            #expect(cursor.databaseRegion.description == "plant(name)")
+        }
+    }
+
+    @Test func modificationsByEvent() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in try db.execute(sql: greenhouse) }
+        let sink = EventSink()
+        test.dbQueue.add(transactionObserver: sink)
+        try test.dbQueue.write { db in
+            try db.execute(sql: "UPDATE plant SET water = water + 1")
+            try db.execute(sql: "INSERT INTO label VALUES ('x', 'y')") // WITHOUT ROWID: no event
+            let region = try Plant.filter(id: 2).databaseRegion(db)
+            let events = sink.events
+            #expect(events.map(\.rowID) == [1, 2, 3])
+            #expect(events.map { region.isModified(by: $0) } == [false, true, false])
+            // Events on tables outside of the region answer true: isModified(byEventsOfKind:)
+            // is the one that tells tables apart.
+            let labelRegion = DatabaseRegion(table: "label")
+            #expect(events.allSatisfy { labelRegion.isModified(by: $0) })
+        }
+    }
+
+    @Test func registeredAccesses() throws {
+        try withGreenhouse { (db: Database) throws in
+            db.trackedRegion = DatabaseRegion()
+            defer { db.trackedRegion = nil }
+            _ = try Plant.select(Column("name"), as: String.self).fetchAll(db)
+            try db.registerAccess(to: Table("label"))
+            #expect(db.trackedRegion?.description == "label(*),plant(name)")
+        }
+        // Without an observation tracking fetches, registering does nothing.
+        try withGreenhouse { (db: Database) throws in
+            try db.registerAccess(to: Table("label"))
+            #expect(db.trackedRegion == nil)
+        }
+    }
+
+    @Test func anyDatabaseRegionConvertible() throws {
+        try withGreenhouse { (db: Database) throws in
+            let convertible = AnyDatabaseRegionConvertible { db in
+                try Plant.select(Column("water")).databaseRegion(db).union(Table("label").databaseRegion(db))
+            }
+            #expect(try convertible.databaseRegion(db).description == "label(*),plant(water)")
+            #expect(try AnyDatabaseRegionConvertible(Table("plant")).databaseRegion(db).description == "plant(*)")
+            struct Failing: DatabaseRegionConvertible {
+                func databaseRegion(_ db: Database) throws -> DatabaseRegion {
+                    throw DatabaseError(resultCode: .SQLITE_ERROR, message: "no region")
+                }
+            }
+            expectDatabaseError(.SQLITE_ERROR) { _ = try AnyDatabaseRegionConvertible(Failing()).databaseRegion(db) }
+        }
+    }
+}
