@@ -198,6 +198,9 @@ private final class AccessCancellation: @unchecked Sendable {
     private var cancelled = false
     /// The handle of the connection the access runs in, while it runs.
     private var running: OpaquePointer?
+    /// The connection the access runs in, and its progress handler, while it runs.
+    private var runningDatabase: Database?
+    private var progressHandler: Int?
 
     var isCancelled: Bool {
         lock.withLock { cancelled }
@@ -207,22 +210,29 @@ private final class AccessCancellation: @unchecked Sendable {
     ///
     /// `sqlite3_interrupt` only stops the statements that run when it is called: SQLite forgets
     /// it when a statement starts while none runs. A progress handler, for the duration of the
-    /// access, stops the statements that start after the cancellation too.
+    /// access, stops the statements that start after the cancellation too. It is registered
+    /// with the connection's hooks, beside the handlers of other features (an export's progress).
     func start(_ db: Database) -> Bool {
-        lock.withLock {
+        let started: Bool = lock.withLock {
             if cancelled { return false }
             running = db.sqliteConnection
-            sqlite3_progress_handler(running, 1000, { context in
-                Unmanaged<AccessCancellation>.fromOpaque(context!).takeUnretainedValue().isCancelled ? 1 : 0
-            }, Unmanaged.passUnretained(self).toOpaque())
+            runningDatabase = db
             return true
         }
+        if started {
+            progressHandler = db.hooks.addProgressHandler { [unowned self] in self.isCancelled }
+        }
+        return started
     }
 
     func end() {
+        if let progressHandler, let runningDatabase {
+            runningDatabase.hooks.removeProgressHandler(progressHandler)
+        }
+        progressHandler = nil
         lock.withLock {
-            sqlite3_progress_handler(running, 0, nil, nil)
             running = nil
+            runningDatabase = nil
         }
     }
 

@@ -222,8 +222,10 @@ struct DatabaseExporter {
         // The path is a statement argument; the key never goes through SQL.
         try db.execute(sql: "ATTACH DATABASE ? AS \(schema) KEY ''", arguments: [temporaryPath])
         var attached = true
+        var progressHandler: Int?
         defer {
-            sqlite3_progress_handler(db.handle, 0, nil, nil)
+            // Only this export's handler goes: a task cancellation handler stays.
+            if let progressHandler { db.hooks.removeProgressHandler(progressHandler) }
             if attached { try? db.execute(sql: "DETACH DATABASE \(schema)") }
         }
         if let key = options.key {
@@ -242,10 +244,10 @@ struct DatabaseExporter {
         let progress = options.progress.map { ProgressReporter(path: temporaryPath, pageSize: facts.pageSize, total: facts.pageCount, report: $0) }
         if let progress {
             progress.start()
-            sqlite3_progress_handler(db.handle, 1000, { context in
-                Unmanaged<ProgressReporter>.fromOpaque(context!).takeUnretainedValue().poll()
-                return 0
-            }, Unmanaged.passUnretained(progress).toOpaque())
+            progressHandler = db.hooks.addProgressHandler {
+                progress.poll()
+                return false
+            }
         }
         _ = try Row.fetchAll(db, sql: "SELECT sqlcipher_export('\(schema)')")
         try db.execute(sql: "PRAGMA \(schema).user_version = \(facts.userVersion)")

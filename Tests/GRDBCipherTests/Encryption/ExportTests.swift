@@ -258,3 +258,44 @@ struct ExportTests {
         #expect(count == 3000)
     }
 }
+
+@Suite("Export and task cancellation")
+struct ExportCancellationTests {
+    @Test func cancelledTaskStillStopsAfterAnExportWithProgress() async throws {
+        let directory = try TemporaryDirectory()
+        let dbQueue = try DatabaseQueue(path: directory.path("source.sqlite"), configuration: TestDatabase.configure(Configuration()))
+        try await dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE t(a)")
+            for _ in 0..<200 { try db.execute(sql: "INSERT INTO t VALUES (randomblob(500))") }
+        }
+        let exported = DispatchSemaphore(value: 0)
+        let cancelled = DispatchSemaphore(value: 0)
+        let target = directory.path("copy.sqlite")
+        let reports = LockedValue(0)
+        let task = Task {
+            try await dbQueue.writeWithoutTransaction { db in
+                var options = DatabaseExportOptions.encrypted(with: .passphrase("copy"), settings: ExportTests.fastKDF)
+                options.progress = { _ in reports.update { $0 += 1 } }
+                _ = try DatabaseExporter(source: db, targetPath: target, options: options).run()
+                exported.signal()
+                cancelled.wait()
+                // Started after the cancellation: only the progress handler can stop it.
+                return try Int.fetchOne(db, sql: """
+                    WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 100000000)
+                    SELECT COUNT(*) FROM n
+                    """)
+            }
+        }
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                exported.wait()
+                continuation.resume()
+            }
+        }
+        task.cancel()
+        cancelled.signal()
+        await #expect(throws: CancellationError.self) { _ = try await task.value }
+        #expect(reports.read() > 0)
+        #expect(FileManager.default.fileExists(atPath: target))
+    }
+}
