@@ -154,14 +154,14 @@ final class SerializedDatabase: @unchecked Sendable {
     /// Closes the connection; later accesses throw.
     func close() throws {
         let body = { [self] in
+            // The lock is held while SQLite frees the connection: an interrupt from another
+            // thread waits, then sees the connection closed, and never touches freed memory.
             closeLock.lock()
-            let alreadyClosed = isClosed
-            closeLock.unlock()
-            if alreadyClosed { return }
-            try db.close()
-            closeLock.lock()
+            defer { closeLock.unlock() }
+            if isClosed { return }
+            // Closed even when closing throws: the handle is then a zombie SQLite frees later.
             isClosed = true
-            closeLock.unlock()
+            try db.close()
         }
         if onQueue {
             try body()
