@@ -201,8 +201,9 @@ public final class Database {
                     resultCode: error.extendedResultCode,
                     message: FileDiagnosis.damagedMessage(error.message, encrypted: isEncrypted))
             case .SQLITE_NOTADB,
-                 // A file with a plaintext SQLCipher header, opened without its key.
-                 .SQLITE_ERROR where error.message == "unsupported file format",
+                 // A file with a plaintext SQLCipher header, opened without its key: SQLite
+                 // reads the header, then pages it cannot use (its verdict varies).
+                 .SQLITE_ERROR where !isEncrypted && FileDiagnosis.hasUnreadableSQLiteHeader(path: path),
                  // The same file opened with a wrong key or salt.
                  .SQLITE_ERROR where isEncrypted:
                 throw DatabaseError(

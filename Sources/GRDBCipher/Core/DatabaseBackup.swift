@@ -58,7 +58,7 @@ extension Database {
         }
         guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
             let error = makeDatabaseError(sqlite3_errcode(destination.handle), destination.handle)
-            if error.message?.contains("encrypted") == true {
+            if isEncrypted && error.resultCode == .SQLITE_ERROR {
                 // Both encrypted, with keys or settings SQLCipher will not copy pages between.
                 try copyByExport(to: destination, progress: progress)
                 return
