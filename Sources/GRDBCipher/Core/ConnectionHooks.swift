@@ -214,6 +214,16 @@ final class ConnectionHooks {
         }
         interested = newInterest
         updateInterest()
+        if statement.analysis.allowsTruncation
+            && newInterest.contains(where: { $0.acceptedChanges.contains { $0.kind == .delete } })
+        {
+            do {
+                try statement.prepareAgainWithoutTruncation()
+            } catch {
+                restore(execution)
+                throw error
+            }
+        }
 
         // An explicit commit: observers may refuse it before it runs (SQLite calls no commit
         // hook for a transaction without writes, which GRDB observers hear of too).

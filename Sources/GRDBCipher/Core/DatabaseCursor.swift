@@ -75,20 +75,16 @@ final class StatementStepper {
         try statement.database.checkTransactionNotAborted(statement)
         let layout = try adapter?._layout(from: _RowLayout(columnNames: statement.columnNames))
         try statement.prepareIteration(arguments: arguments)
+        let db = statement.database
+        // Before the handle is read: the hooks may prepare the statement again.
+        execution = try db.willExecute(statement)
         self.statement = statement
         self.sqliteStatement = statement.sqliteStatement
         let liveRow = Row(statement: statement)
         row = layout.map { Row(base: liveRow, layout: $0) } ?? liveRow
         statement.isIterating = true
-        let db = statement.database
         if statement.writesData { db.transactionHasWrites = true }
         if db.trackedRegion != nil { db.trackedRegion!.formUnion(statement.databaseRegion) }
-        do {
-            execution = try db.willExecute(statement)
-        } catch {
-            statement.isIterating = false
-            throw error
-        }
     }
 
     deinit {

@@ -14,7 +14,7 @@ import CSQLCipher
 /// Related SQLite documentation: <https://www.sqlite.org/c3ref/stmt.html>
 public final class Statement {
     /// The SQLite statement handle.
-    public let sqliteStatement: SQLiteStatement
+    public private(set) var sqliteStatement: SQLiteStatement
 
     /// The SQL text of the statement, without trailing whitespace.
     public let sql: String
@@ -55,7 +55,7 @@ public final class Statement {
     var isIterating = false
 
     /// What the statement reads and writes, as SQLite reported it at compile time.
-    let analysis: StatementAnalysis
+    private(set) var analysis: StatementAnalysis
 
     /// The tables and columns the statement reads.
     ///
@@ -99,6 +99,25 @@ public final class Statement {
             String(decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
         }
         columnLookup = ColumnLookup(names: columnNames, leftmostIndexes: folded.map { name in folded.firstIndex(of: name)! })
+    }
+
+    /// Prepares the statement again, deleting row by row, so that the update hook hears of
+    /// each deleted row: a `DELETE` without `WHERE` compiled before a transaction observer
+    /// wanted deletions would otherwise truncate the table silently. The bindings move to the
+    /// new handle.
+    func prepareAgainWithoutTruncation() throws {
+        guard let handle = database.sqliteConnection else { return }
+        var newStatement: SQLiteStatement?
+        let (code, newAnalysis) = database.authorizer.analyze(preventsTruncation: true) {
+            sqlite3_prepare_v3(handle, sql, -1, 0, &newStatement, nil)
+        }
+        guard code == SQLITE_OK, let newStatement else {
+            throw makeDatabaseError(code, handle, sql: sql)
+        }
+        sqlite3_transfer_bindings(sqliteStatement, newStatement)
+        sqlite3_finalize(sqliteStatement)
+        sqliteStatement = newStatement
+        analysis = newAnalysis
     }
 
     deinit {

@@ -48,6 +48,10 @@ struct StatementAnalysis: Sendable {
     /// call.
     var reportedActions = false
 
+    /// The statement deletes from a table with SQLite's truncate optimization allowed: a
+    /// `DELETE` without `WHERE` then deletes every row at once, without telling the update hook.
+    var allowsTruncation = false
+
     /// The statement can run inside a savepoint: it does not manage transactions, and SQLite
     /// accepts it in a transaction.
     func canRunInSavepoint(isReadonly: Bool) -> Bool {
@@ -75,10 +79,10 @@ struct StatementAnalysis: Sendable {
 }
 
 /// The connection's authorizer: installed once, it records the analysis of the statement
-/// being compiled, and disables SQLite's truncate optimization so that `DELETE FROM t` reports
-/// each deleted row to observers. SQLite also calls it for statements it compiles on its own
-/// (when a statement is prepared again after a schema change, or inside `VACUUM`): those are
-/// allowed and not recorded.
+/// being compiled, and, when transaction observers may hear of it, disables SQLite's truncate
+/// optimization so that `DELETE FROM t` reports each deleted row. SQLite also calls it for
+/// statements it compiles on its own (when a statement is prepared again after a schema
+/// change, or inside `VACUUM`): those are allowed and not recorded.
 final class StatementAuthorizer {
     /// The analysis of the statement being compiled by the library, if any.
     private(set) var analysis: StatementAnalysis?
@@ -101,12 +105,17 @@ final class StatementAuthorizer {
         sqlite3_set_authorizer(handle, nil, nil)
     }
 
+    /// Whether the statement being compiled deletes row by row (see ``analyze(preventsTruncation:_:)``).
+    private var preventsTruncation = false
+
     /// Runs `compile` with the analysis recorded; returns what `compile` returns and the
-    /// analysis.
-    func analyze<T>(_ compile: () throws -> T) rethrows -> (T, StatementAnalysis) {
-        let saved = analysis
+    /// analysis. With `preventsTruncation`, deletions are compiled row by row, so that the
+    /// update hook hears of each deleted row.
+    func analyze<T>(preventsTruncation: Bool, _ compile: () throws -> T) rethrows -> (T, StatementAnalysis) {
+        let saved = (analysis, self.preventsTruncation)
         analysis = StatementAnalysis()
-        defer { analysis = saved }
+        self.preventsTruncation = preventsTruncation
+        defer { (analysis, self.preventsTruncation) = saved }
         let result = try compile()
         return (result, analysis!)
     }
@@ -133,8 +142,11 @@ final class StatementAuthorizer {
                 analysis!.addEvent(.delete(tableName: table))
                 // DROP TABLE deletes the table's content: an ignored deletion cancels the drop.
                 if !analysis!.drops {
-                    // Rows are deleted one by one, so that observers hear of each.
-                    return SQLITE_IGNORE
+                    if preventsTruncation {
+                        // Rows are deleted one by one, so that observers hear of each.
+                        return SQLITE_IGNORE
+                    }
+                    analysis!.allowsTruncation = true
                 }
             }
         case SQLITE_UPDATE:

@@ -157,7 +157,7 @@ struct StatementCompiler {
             let start = base + offset
             var sqliteStatement: OpaquePointer?
             var tail: UnsafePointer<CChar>?
-            let (code, analysis) = database.authorizer.analyze {
+            let (code, analysis) = database.authorizer.analyze(preventsTruncation: database.hooks.hasObservers) {
                 sqlite3_prepare_v3(handle, start, -1, 0, &sqliteStatement, &tail)
             }
             guard code == SQLITE_OK else {

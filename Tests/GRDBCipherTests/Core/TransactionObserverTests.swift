@@ -246,6 +246,29 @@ struct TransactionObserverTests {
         #expect(journal.take() == ["delete owner 1", "delete owner 2", "delete owner 3", "willCommit", "didCommit"])
     }
 
+    @Test func deletionsCompiledBeforeTheObserverTellEachRow() throws {
+        let test = try makeQueue()
+        let journal = Journal(tables: ["owner"])
+        try test.dbQueue.writeWithoutTransaction { db in
+            try db.execute(sql: "INSERT INTO owner (id, name) VALUES (1, 'Ada'), (2, 'Bob'), (3, 'Cy'), (4, 'Di')")
+            // Compiled while nobody observes: SQLite may truncate the table.
+            let deleteAll = try db.cachedStatement(sql: "DELETE FROM owner")
+            let deleteSome = try db.makeStatement(sql: "DELETE FROM owner WHERE id > ?")
+            try deleteSome.setArguments([2])
+            db.add(transactionObserver: journal)
+            // Prepared again when run, with their arguments.
+            try deleteSome.execute()
+            #expect(journal.take() == ["delete owner 3", "delete owner 4", "willCommit", "didCommit"])
+            try deleteAll.execute()
+            #expect(journal.take() == ["delete owner 1", "delete owner 2", "willCommit", "didCommit"])
+            #expect(deleteSome.arguments == [2])
+            try db.execute(sql: "INSERT INTO owner (id, name) VALUES (5, 'Ed')")
+            _ = journal.take()
+            try deleteSome.execute(arguments: [0])
+            #expect(journal.take() == ["delete owner 5", "willCommit", "didCommit"])
+        }
+    }
+
     @Test func observersChooseTheirChanges() throws {
         let test = try makeQueue()
         let petJournal = Journal(tables: ["pet"])
