@@ -62,6 +62,8 @@ let workloads: [Workload] = [
     Workload(name: "W4", label: "W4 insert 50,000 rows × 10 integers, one transaction, reused statement", target: 1.30),
     Workload(name: "W5", label: "W5 same, `PersistableRecord.insert`", target: 2.0),
     Workload(name: "W5b", label: "W5b same, `Encodable` record", target: 2.5),
+    Workload(name: "W6", label: "W6 W4 + a TransactionObserver of the table (baseline: W4 without it)", target: 1.15),
+    Workload(name: "W6-other", label: "W6 W4 + a TransactionObserver of another table (baseline: W4 without it)", target: 1.03),
     Workload(name: "OPEN", label: "OPEN open + first query + close, plaintext", target: nil),
     Workload(name: "OPEN-passphrase", label: "OPEN with a passphrase (256,000 PBKDF2 rounds)", target: nil),
     Workload(name: "OPEN-rawkey", label: "OPEN with a raw key", target: nil),

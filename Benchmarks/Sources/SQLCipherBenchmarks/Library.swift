@@ -158,6 +158,19 @@ enum Library {
         }
     }
 
+    /// W6: W4 with a transaction observer added, that observes `observedTable`, and counts the
+    /// changes it is told. With `item`, it hears of the 50,000 deletions and 50,000 insertions;
+    /// with another table, of nothing but the commit.
+    static func insertObserved(_ dbQueue: DatabaseQueue, observedTable: String) throws -> Double {
+        let observer = CountingObserver(table: observedTable)
+        dbQueue.add(transactionObserver: observer)
+        defer { dbQueue.remove(transactionObserver: observer) }
+        let time = try insertWithStatement(dbQueue)
+        let expected = observedTable == "item" ? 2 * WorkloadData.insertRowCount : 0
+        try verify(observer.changes == expected && observer.commits == 1, "W6 observer: \(observer.changes) changes, \(observer.commits) commits")
+        return time
+    }
+
     /// Runs `inserts` in one transaction, after deleting the previous run's rows, and verifies
     /// what the table holds.
     private static func insert(_ dbQueue: DatabaseQueue, _ inserts: (Database) throws -> Void) throws -> Double {
@@ -240,4 +253,29 @@ enum Library {
             }
         }
     }
+}
+
+/// W6: counts the changes of one table, and the commits.
+final class CountingObserver: TransactionObserver {
+    let table: String
+    var changes = 0
+    var commits = 0
+
+    init(table: String) {
+        self.table = table
+    }
+
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
+        eventKind.tableName == table
+    }
+
+    func databaseDidChange(with event: DatabaseEvent) {
+        changes += 1
+    }
+
+    func databaseDidCommit(_ db: Database) {
+        commits += 1
+    }
+
+    func databaseDidRollback(_ db: Database) {}
 }

@@ -74,6 +74,13 @@ func register(_ suite: BenchmarkSuite, directory: String) {
         suite.add("W5", mode, libraryName) { try Library.insertManualRecords(try insertQueue.get()) }
         suite.add("W5b", mode, libraryName) { try Library.insertCodableRecords(try insertQueue.get()) }
 
+        // W6: W4 with a transaction observer; the baseline is the library's W4 without one, in
+        // the same run (in the "raw" column).
+        for (workload, table) in [("W6", "item"), ("W6-other", "other")] {
+            suite.add(workload, mode, rawName) { try Library.insertWithStatement(try insertQueue.get()) }
+            suite.add(workload, mode, libraryName) { try Library.insertObserved(try insertQueue.get(), observedTable: table) }
+        }
+
         // POOL: the Nth reader of a WAL database. The raw baseline opens a read-only
         // connection without key derivation: plaintext, or encrypted with a raw key (which is
         // what the pool's derived key makes of a passphrase).
