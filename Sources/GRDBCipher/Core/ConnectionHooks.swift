@@ -10,11 +10,11 @@ import Foundation
 /// released (and drops those of a rolled back savepoint), and calls `databaseWillCommit`,
 /// `databaseDidCommit` and `databaseDidRollback` in GRDB's order.
 final class ConnectionHooks {
-    unowned let database: Database
+    /// The connection, which owns the hooks: they never outlive it. Set once, by the
+    /// connection's initializer.
+    unowned(unsafe) var database: Database!
 
-    init(database: Database) {
-        self.database = database
-    }
+    init() {}
 
     // MARK: - Installation
 
@@ -105,15 +105,18 @@ final class ConnectionHooks {
         }
     }
 
-    private var entries: [Entry] = []
+    // Accessed by each statement that writes: no dynamic exclusivity check (the connection is
+    // used by one thread at a time, and these are never accessed overlapping).
+    @exclusivity(unchecked) private var entries: [Entry] = []
 
-    /// Whether an observer may be told something.
+    /// Whether an observer may be told something (deallocated observers are forgotten at the
+    /// end of transactions, and when observers are added or removed).
     var hasObservers: Bool {
-        entries.removeAll { $0.observer == nil }
-        return !entries.isEmpty
+        !entries.isEmpty
     }
 
     func add(_ observer: some TransactionObserver, extent: Database.TransactionObservationExtent) {
+        entries.removeAll { $0.observer == nil }
         entries.append(Entry(observer, extent: extent))
     }
 
@@ -165,55 +168,72 @@ final class ConnectionHooks {
         fileprivate var previousInterest: [Entry]?
         /// The statement commits the transaction if it succeeds.
         fileprivate var commitsTransaction = false
+        /// Observers hear of the end of the transaction (there are some, and the connection is
+        /// not in a read-only access).
+        fileprivate var notifies = false
     }
 
     /// Observers that want changes of the running statement.
-    private var interested: [Entry] = []
-    private var updateHookInstalled = false
+    @exclusivity(unchecked) private var interested: [Entry] = []
+    @exclusivity(unchecked) private var updateHookInstalled = false
 
     /// Set by the commit and rollback hooks while a statement runs.
-    private var didCommit = false
-    private var didRollback = false
+    @exclusivity(unchecked) private var didCommit = false
+    @exclusivity(unchecked) private var didRollback = false
     /// `databaseWillCommit` already ran for the commit in progress.
-    private var willCommitDone = false
+    @exclusivity(unchecked) private var willCommitDone = false
     /// The error of an observer that refused a commit from the commit hook.
-    private var commitError: (any Error)?
+    @exclusivity(unchecked) private var commitError: (any Error)?
 
     /// Called before the first step of a statement that may change the database or end a
     /// transaction; nil when nothing needs to be known of it (no observer, and no transaction
     /// effect to track).
+    @inline(__always)
     func willExecute(_ statement: Statement) throws -> Execution? {
+        if entries.isEmpty && !statement.hasTransactionEffect { return nil }
+        return try willExecuteTracked(statement)
+    }
+
+    private func willExecuteTracked(_ statement: Statement) throws -> Execution? {
         let effect = statement.analysis.transactionEffect
-        if entries.isEmpty && effect == nil { return nil }
         // The flags of the hooks are about this statement only.
         didCommit = false
         didRollback = false
         commitError = nil
-        let wasInsideTransaction = database.isInsideTransaction
+        // Only transaction statements need the transaction state: the commit and rollback hooks
+        // tell the rest.
+        let wasInsideTransaction = effect != nil && database.isInsideTransaction
         var execution = Execution(wasInsideTransaction: wasInsideTransaction, previousInterest: nil)
         execution.commitsTransaction = wasInsideTransaction && commits(effect)
-        guard hasObservers, !database.isReadOnly else {
+        if !interested.isEmpty {
+            execution.previousInterest = interested
+        }
+        guard !entries.isEmpty, !database.isReadOnly else {
+            execution.notifies = false
             if !interested.isEmpty {
-                execution.previousInterest = interested
                 interested = []
                 updateInterest()
             }
             return execution
         }
 
+        execution.notifies = true
+
         // Which observers want which changes of this statement.
-        execution.previousInterest = interested
         var newInterest: [Entry] = []
+        let eventKinds = statement.analysis.eventKinds
         for entry in entries {
-            entry.acceptedChanges = []
-            guard let observer = entry.observer, !entry.ignoresChangesUntilTransactionEnd else { continue }
-            for kind in statement.analysis.eventKinds where observer.observes(eventsOfKind: kind) {
+            if !entry.acceptedChanges.isEmpty { entry.acceptedChanges = [] }
+            guard !eventKinds.isEmpty, !entry.ignoresChangesUntilTransactionEnd, let observer = entry.observer else { continue }
+            for kind in eventKinds where observer.observes(eventsOfKind: kind) {
                 entry.acceptedChanges.append((kind.eventKind, kind.tableName.lowercased()))
             }
             if !entry.acceptedChanges.isEmpty { newInterest.append(entry) }
         }
-        interested = newInterest
-        updateInterest()
+        if !(newInterest.isEmpty && interested.isEmpty) {
+            interested = newInterest
+            updateInterest()
+        }
         if statement.analysis.allowsTruncation
             && newInterest.contains(where: { $0.acceptedChanges.contains { $0.kind == .delete } })
         {
@@ -250,10 +270,13 @@ final class ConnectionHooks {
             error = commitError
             self.commitError = nil
         }
-        if error == nil {
-            trackSavepoints(statement.analysis.transactionEffect, wasInsideTransaction: execution.wasInsideTransaction)
+        let effect = statement.hasTransactionEffect ? statement.analysis.transactionEffect : nil
+        if error == nil && effect != nil {
+            trackSavepoints(effect, wasInsideTransaction: execution.wasInsideTransaction)
         }
-        let isInsideTransaction = database.isInsideTransaction
+        // Without a transaction effect, the hooks tell whether the statement committed or
+        // rolled back (an implicit transaction, an error that rolled back).
+        let isInsideTransaction = effect == nil || database.isInsideTransaction
         var committed: Bool
         var rolledBack: Bool
         if execution.wasInsideTransaction && !isInsideTransaction {
@@ -272,12 +295,12 @@ final class ConnectionHooks {
         didRollback = false
         willCommitDone = false
         restore(execution)
-        if !isInsideTransaction {
+        if !isInsideTransaction && !savepoints.isEmpty {
             savepoints = []
         }
-        if committed {
+        if committed && (execution.notifies || !entries.isEmpty) {
             transactionDidEnd { $0.databaseDidCommit(self.database) }
-        } else if rolledBack {
+        } else if rolledBack && execution.notifies {
             transactionDidEnd { $0.databaseDidRollback(self.database) }
         }
         return error
@@ -286,6 +309,9 @@ final class ConnectionHooks {
     private func restore(_ execution: Execution) {
         if let previous = execution.previousInterest {
             interested = previous
+            updateInterest()
+        } else if !interested.isEmpty {
+            interested = []
             updateInterest()
         }
     }
@@ -406,13 +432,12 @@ final class ConnectionHooks {
 
     /// Installs the update hook while some observer wants the changes of the running statement.
     private func updateInterest() {
+        if interested.isEmpty != updateHookInstalled { return }
         guard let handle = database.sqliteConnection else { return }
         if interested.isEmpty {
-            if updateHookInstalled {
-                sqlite3_update_hook(handle, nil, nil)
-                updateHookInstalled = false
-            }
-        } else if !updateHookInstalled {
+            sqlite3_update_hook(handle, nil, nil)
+            updateHookInstalled = false
+        } else {
             sqlite3_update_hook(handle, { context, kind, databaseName, tableName, rowID in
                 Unmanaged<ConnectionHooks>.fromOpaque(context!).takeUnretainedValue()
                     .updateHook(kind, databaseName!, tableName!, rowID)

@@ -32,14 +32,18 @@ public final class Database {
 
     /// The owner of the commit, rollback and update hooks and of the progress handler, and the
     /// broker of transaction observers.
-    private(set) lazy var hooks = ConnectionHooks(database: self)
+    let hooks = ConnectionHooks()
 
     /// The region read by the fetches of the observation that tracks them, if any (see
     /// ``registerAccess(to:)``).
     var trackedRegion: DatabaseRegion?
 
-    /// Statements by SQL, for ``cachedStatement(sql:)`` and the fetch methods.
-    private var statementCache: [String: Statement] = [:]
+    /// The user's statements, by SQL: ``cachedStatement(sql:)``.
+    private var userStatements: [String: Statement] = [:]
+
+    /// The library's statements (raw-SQL fetches, the query interface, the library's own SQL),
+    /// bounded in number.
+    private(set) var libraryStatements = StatementCache(capacity: 256)
 
     /// Whether a key was given to the connection.
     var isEncrypted = false
@@ -118,13 +122,15 @@ public final class Database {
                 message: "\(error.message ?? "unable to open database file"): \(path)")
         }
         sqliteConnection = handle
+        hooks.database = self
         sqlite3_extended_result_codes(handle, 1)
         authorizer.install(on: handle)
     }
 
     deinit {
         if let sqliteConnection {
-            statementCache.removeAll()
+            userStatements.removeAll()
+            libraryStatements.removeAll()
             persistenceStatements.removeAll()
             removeHooks(sqliteConnection)
             sqlite3_close_v2(sqliteConnection)
@@ -220,7 +226,8 @@ public final class Database {
     func close() throws {
         discardPassphraseToLearn()
         guard let sqliteConnection else { return }
-        statementCache.removeAll()
+        userStatements.removeAll()
+        libraryStatements.removeAll()
         persistenceStatements.removeAll()
         removeHooks(sqliteConnection)
         let code = sqlite3_close(sqliteConnection)
@@ -355,12 +362,12 @@ public final class Database {
     /// }
     /// ```
     public func cachedStatement(sql: String) throws -> Statement {
-        if let statement = statementCache[sql] {
+        if let statement = userStatements[sql] {
             preconditionValidAccess()
             return statement
         }
         let statement = try makeStatement(sql: sql)
-        statementCache[sql] = statement
+        userStatements[sql] = statement
         return statement
     }
 
@@ -373,22 +380,25 @@ public final class Database {
         return statement
     }
 
-    /// The statement used by a fetch method: the cached one, unless a cursor is iterating it.
+    /// The statement used by a fetch method, or by the library for its own SQL: from the
+    /// library's cache, unless a cursor is iterating it (then a new one, not cached).
     func fetchStatement(sql: String) throws -> Statement {
-        if let statement = statementCache[sql], !statement.isIterating {
-            preconditionValidAccess()
-            return statement
+        if let statement = libraryStatements.statement(sql) {
+            if !statement.isIterating {
+                preconditionValidAccess()
+                return statement
+            }
+            return try makeStatement(sql: sql)
         }
         let statement = try makeStatement(sql: sql)
-        if statementCache[sql] == nil {
-            statementCache[sql] = statement
-        }
+        libraryStatements.insert(statement, for: sql)
         return statement
     }
 
-    /// Empties the statement cache.
+    /// Empties the statement caches.
     func clearStatementCache() {
-        statementCache.removeAll()
+        userStatements.removeAll()
+        libraryStatements.removeAll()
         persistenceStatements.removeAll()
     }
 
@@ -469,7 +479,8 @@ public final class Database {
             // Cached statements keep the tables they were compiled against: after a new table
             // shadows another one (in temp or main, over an attached database), SQLite would not
             // recompile them. Fetches must see the schema as it is now.
-            statementCache.removeAll()
+            userStatements.removeAll()
+            libraryStatements.removeAll()
         }
         if !effects.isDisjoint(with: [.schemaChange, .rollback]) {
             clearSchemaCache()
@@ -507,13 +518,13 @@ public final class Database {
     public func readOnly<T>(_ block: () throws -> T) throws -> T {
         if configuration.readonly { return try block() }
         if readOnlyDepth == 0 {
-            try cachedStatement(sql: "PRAGMA query_only = 1").execute()
+            try fetchStatement(sql: "PRAGMA query_only = 1").execute()
         }
         readOnlyDepth += 1
         defer {
             readOnlyDepth -= 1
             if readOnlyDepth == 0 {
-                try? cachedStatement(sql: "PRAGMA query_only = 0").execute()
+                try? fetchStatement(sql: "PRAGMA query_only = 0").execute()
             }
         }
         return try block()
@@ -524,7 +535,8 @@ public final class Database {
         // A closed connection has nothing to release.
         guard let sqliteConnection else { return }
         sqlite3_db_release_memory(sqliteConnection)
-        statementCache = statementCache.filter { $0.value.isIterating }
+        userStatements = userStatements.filter { $0.value.isIterating }
+        libraryStatements.removeAll { !$0.isIterating }
         clearSchemaCache()
     }
 }

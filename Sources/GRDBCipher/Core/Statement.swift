@@ -44,6 +44,9 @@ public final class Statement {
     /// transaction observers may hear of it.
     let mayNotifyObservers: Bool
 
+    /// Whether the statement begins or ends a transaction or a savepoint.
+    let hasTransactionEffect: Bool
+
     /// The arguments currently bound.
     private var boundArguments = StatementArguments()
 
@@ -88,6 +91,7 @@ public final class Statement {
         effects = Effects(analysis)
         canRunInSavepoint = analysis.canRunInSavepoint(isReadonly: isReadonly)
         mayNotifyObservers = !isReadonly || analysis.transactionEffect != nil
+        hasTransactionEffect = analysis.transactionEffect != nil
         let columnCount = Int(sqlite3_column_count(sqliteStatement))
         self.columnCount = columnCount
         let columnNames = (0..<CInt(columnCount)).map {

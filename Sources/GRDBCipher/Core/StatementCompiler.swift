@@ -235,6 +235,6 @@ final class ExecutionSavepoint {
 extension Database {
     /// Runs a fixed internal statement through the cache.
     func executeInternal(_ sql: String) throws {
-        try cachedStatement(sql: sql).execute()
+        try fetchStatement(sql: sql).execute()
     }
 }

@@ -45,14 +45,14 @@ extension Database {
     /// Related SQLCipher documentation: <https://www.zetetic.net/sqlcipher/sqlcipher-api/#cipher_log>
     public func enableCipherLogging(logLevel: SQLCipherLogLevel = .debug, target: SQLCipherLogTarget = .device) throws {
         SQLCipherLibrary.applicationControlsLogging.write(true)
-        try cachedStatement(sql: "PRAGMA cipher_log = \(target.rawValue.quotedSQLLiteral)").execute()
-        try cachedStatement(sql: "PRAGMA cipher_log_level = \(logLevel.rawValue.quotedSQLLiteral)").execute()
+        try fetchStatement(sql: "PRAGMA cipher_log = \(target.rawValue.quotedSQLLiteral)").execute()
+        try fetchStatement(sql: "PRAGMA cipher_log_level = \(logLevel.rawValue.quotedSQLLiteral)").execute()
     }
 
     /// Turns SQLCipher's own logging off, for the whole process.
     public func disableCipherLogging() throws {
         SQLCipherLibrary.applicationControlsLogging.write(true)
-        try cachedStatement(sql: "PRAGMA cipher_log_level = NONE").execute()
+        try fetchStatement(sql: "PRAGMA cipher_log_level = NONE").execute()
     }
 
     /// Silences SQLCipher's logging on a new connection, unless the application took control.
@@ -60,7 +60,7 @@ extension Database {
     /// connection of the process closes.
     func silenceCipherLoggingIfNeeded() {
         guard !SQLCipherLibrary.applicationControlsLogging.read() else { return }
-        try? cachedStatement(sql: "PRAGMA cipher_log_level = NONE").execute()
+        try? fetchStatement(sql: "PRAGMA cipher_log_level = NONE").execute()
     }
 }
 

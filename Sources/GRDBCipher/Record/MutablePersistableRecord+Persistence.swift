@@ -203,7 +203,7 @@ extension MutablePersistableRecord {
         let table = type(of: self).databaseTableName
         let sql = PersistenceSQL.delete(table: table, keyColumns: keyColumns)
         return try db.changedRowCount(in: table) {
-            try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(keyValues))
+            try db.fetchStatement(sql: sql).execute(arguments: StatementArguments(keyValues))
         } > 0
     }
 
@@ -213,7 +213,7 @@ extension MutablePersistableRecord {
         let (keyColumns, keyValues) = try type(of: self).primaryKeyValues(db, container)
         if keyValues.contains(where: \.isNull) { return false }
         let sql = PersistenceSQL.exists(table: type(of: self).databaseTableName, keyColumns: keyColumns)
-        return try Bool.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(keyValues)) ?? false
+        return try Bool.fetchOne(db.fetchStatement(sql: sql), arguments: StatementArguments(keyValues)) ?? false
     }
 }
 

@@ -176,7 +176,7 @@ extension SchemaCache.Table {
 extension Database {
     /// The current schema version (`PRAGMA schema_version`).
     public func schemaVersion() throws -> Int32 {
-        try Int32.fetchOne(cachedStatement(sql: "PRAGMA schema_version")) ?? 0
+        try Int32.fetchOne(fetchStatement(sql: "PRAGMA schema_version")) ?? 0
     }
 
     /// Empties the schema cache when the schema changed since it was filled (checked once per
