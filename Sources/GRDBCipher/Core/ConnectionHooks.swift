@@ -84,9 +84,9 @@ final class ConnectionHooks {
         let extent: Database.TransactionObservationExtent
         let id: ObjectIdentifier
         /// Set by `stopObservingDatabaseChangesUntilNextTransaction()`.
-        var ignoresChangesUntilTransactionEnd = false
+        @exclusivity(unchecked) var ignoresChangesUntilTransactionEnd = false
         /// The changes of the running statement the observer wants: kind and lowercased table.
-        var acceptedChanges: [(kind: DatabaseEvent.Kind, table: String)] = []
+        @exclusivity(unchecked) var acceptedChanges: [(kind: DatabaseEvent.Kind, table: String)] = []
 
         init(_ observer: any TransactionObserver, extent: Database.TransactionObservationExtent) {
             id = ObjectIdentifier(observer)
@@ -195,7 +195,7 @@ final class ConnectionHooks {
     }
 
     private func willExecuteTracked(_ statement: Statement) throws -> Execution? {
-        let effect = statement.analysis.transactionEffect
+        let effect = statement.hasTransactionEffect ? statement.analysis.transactionEffect : nil
         // The flags of the hooks are about this statement only.
         didCommit = false
         didRollback = false
@@ -221,7 +221,7 @@ final class ConnectionHooks {
 
         // Which observers want which changes of this statement.
         var newInterest: [Entry] = []
-        let eventKinds = statement.analysis.eventKinds
+        let eventKinds = statement.eventKinds
         for entry in entries {
             if !entry.acceptedChanges.isEmpty { entry.acceptedChanges = [] }
             guard !eventKinds.isEmpty, !entry.ignoresChangesUntilTransactionEnd, let observer = entry.observer else { continue }

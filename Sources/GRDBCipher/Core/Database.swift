@@ -86,10 +86,14 @@ public final class Database {
     var accessValidator: (() -> Bool)?
 
     /// Nesting of read-only sections.
-    private var readOnlyDepth = 0
+    @exclusivity(unchecked) private var readOnlyDepth = 0
+
+    /// Whether the connection was opened read-only (from the configuration, read once: the
+    /// configuration is a large value).
+    private let opensReadOnly: Bool
 
     /// Whether writes are forbidden now: a read-only connection, or a read-only section.
-    var isReadOnly: Bool { configuration.readonly || readOnlyDepth > 0 }
+    var isReadOnly: Bool { opensReadOnly || readOnlyDepth > 0 }
 
     /// The transaction the library opened, if any (see ``withOwnedTransaction(_:_:)``).
     var transactionScope = TransactionScope.none
@@ -108,6 +112,7 @@ public final class Database {
         self.path = path
         self.description = description
         self.configuration = configuration
+        opensReadOnly = configuration.readonly
         self.schemaSource = configuration.schemaSource
         var flags = configuration.readonly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         flags |= SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI

@@ -47,6 +47,9 @@ public final class Statement {
     /// Whether the statement begins or ends a transaction or a savepoint.
     let hasTransactionEffect: Bool
 
+    /// The changes the statement may make (its analysis's, read without copying it).
+    let eventKinds: [DatabaseEventKind]
+
     /// The arguments currently bound.
     private var boundArguments = StatementArguments()
 
@@ -92,6 +95,7 @@ public final class Statement {
         canRunInSavepoint = analysis.canRunInSavepoint(isReadonly: isReadonly)
         mayNotifyObservers = !isReadonly || analysis.transactionEffect != nil
         hasTransactionEffect = analysis.transactionEffect != nil
+        eventKinds = analysis.eventKinds
         let columnCount = Int(sqlite3_column_count(sqliteStatement))
         self.columnCount = columnCount
         let columnNames = (0..<CInt(columnCount)).map {
