@@ -87,6 +87,9 @@ final class ConnectionHooks {
         @exclusivity(unchecked) var ignoresChangesUntilTransactionEnd = false
         /// The changes of the running statement the observer wants: kind and lowercased table.
         @exclusivity(unchecked) var acceptedChanges: [(kind: DatabaseEvent.Kind, table: String)] = []
+        /// The observer wants every change the running statement may make: no event needs a
+        /// check.
+        @exclusivity(unchecked) var acceptsAllChanges = false
 
         init(_ observer: any TransactionObserver, extent: Database.TransactionObservationExtent) {
             id = ObjectIdentifier(observer)
@@ -101,7 +104,7 @@ final class ConnectionHooks {
         var observer: (any TransactionObserver)? { strongObserver ?? weakObserver }
 
         func accepts(_ event: DatabaseEvent) -> Bool {
-            acceptedChanges.contains { $0.kind == event.kind && event.isOnTable(lowercasedName: $0.table) }
+            acceptsAllChanges || acceptedChanges.contains { $0.kind == event.kind && event.isOnTable(lowercasedName: $0.table) }
         }
     }
 
@@ -223,12 +226,15 @@ final class ConnectionHooks {
         var newInterest: [Entry] = []
         let eventKinds = statement.eventKinds
         for entry in entries {
-            if !entry.acceptedChanges.isEmpty { entry.acceptedChanges = [] }
+            if !entry.acceptedChanges.isEmpty { entry.acceptedChanges.removeAll(keepingCapacity: true) }
             guard !eventKinds.isEmpty, !entry.ignoresChangesUntilTransactionEnd, let observer = entry.observer else { continue }
             for kind in eventKinds where observer.observes(eventsOfKind: kind) {
                 entry.acceptedChanges.append((kind.eventKind, kind.tableName.lowercased()))
             }
-            if !entry.acceptedChanges.isEmpty { newInterest.append(entry) }
+            if !entry.acceptedChanges.isEmpty {
+                entry.acceptsAllChanges = entry.acceptedChanges.count == eventKinds.count
+                newInterest.append(entry)
+            }
         }
         if !(newInterest.isEmpty && interested.isEmpty) {
             interested = newInterest
