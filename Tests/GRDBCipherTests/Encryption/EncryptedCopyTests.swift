@@ -158,6 +158,47 @@ struct EncryptedCopyTests {
         #expect(try original.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM secret") } == 200)
     }
 
+    /// The bytes of the files SQLite keeps open for the process in its temporary directory
+    /// (deleted as soon as they are open, so only /proc/self/fd reaches them).
+    private static func openTemporaryFileContents() -> [Data] {
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return fds.compactMap { fd -> Data? in
+            let link = "/proc/self/fd/\(fd)"
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: link),
+                  target.contains("etilqs_") else { return nil }
+            return FileManager.default.contents(atPath: link)
+        }
+    }
+
+    @Test func temporaryCopyBytesAreEncrypted() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("db.sqlite")
+        let marker = "marker-\(UUID().uuidString)"
+        try DatabaseQueue(path: path, configuration: Self.keyed()).write { try Self.fill($0, marker: marker) }
+        let copy = try DatabaseQueue.temporaryCopy(fromPath: path, configuration: Self.keyed())
+        try copy.write { (db: Database) throws in
+            // More than the page cache holds, so that pages go to the temporary file if any.
+            try db.execute(sql: "PRAGMA cache_size = 10")
+            for id in 1...300 {
+                try db.execute(sql: "INSERT INTO secret (body) VALUES (?)", arguments: ["\(marker) copy #\(id) " + String(repeating: "y", count: 400)])
+            }
+        }
+        let markerBytes = Data(marker.utf8)
+        try copy.read { (db: Database) throws in
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM secret") == 500)
+            // An encrypted connection keeps temporary data in memory (temp_store = MEMORY): the
+            // copy, larger than its page cache, has no file at all...
+            let temporaryFiles = Self.openTemporaryFileContents()
+            #expect(temporaryFiles.isEmpty)
+            // ... and no file SQLite keeps open holds plaintext.
+            for contents in temporaryFiles {
+                #expect(!contents.starts(with: Data("SQLite format 3".utf8)))
+                #expect(contents.range(of: markerBytes) == nil)
+            }
+            #expect(try Int.fetchOne(db, sql: "PRAGMA temp_store") == 2)
+        }
+    }
+
     @Test func temporaryCopyRefusesAnUnkeyedCopy() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("db.sqlite")
