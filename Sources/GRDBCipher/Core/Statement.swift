@@ -14,7 +14,9 @@ import CSQLCipher
 /// Related SQLite documentation: <https://www.sqlite.org/c3ref/stmt.html>
 public final class Statement {
     /// The SQLite statement handle.
-    public private(set) var sqliteStatement: SQLiteStatement
+    // Read at each execution: no dynamic exclusivity check (it changes only in
+    // `prepareAgainWithoutTruncation()`, before the statement runs).
+    @exclusivity(unchecked) public private(set) var sqliteStatement: SQLiteStatement
 
     /// The SQL text of the statement, without trailing whitespace.
     public let sql: String
@@ -51,17 +53,17 @@ public final class Statement {
     let eventKinds: [DatabaseEventKind]
 
     /// The arguments currently bound.
-    private var boundArguments = StatementArguments()
+    @exclusivity(unchecked) private var boundArguments = StatementArguments()
 
     /// Whether errors may show statement arguments (from the configuration, read once: the
     /// configuration is a large value).
     let publicStatementArguments: Bool
 
     /// True while a cursor iterates the statement.
-    var isIterating = false
+    @exclusivity(unchecked) var isIterating = false
 
     /// What the statement reads and writes, as SQLite reported it at compile time.
-    private(set) var analysis: StatementAnalysis
+    @exclusivity(unchecked) private(set) var analysis: StatementAnalysis
 
     /// The tables and columns the statement reads.
     ///
