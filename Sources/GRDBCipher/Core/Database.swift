@@ -45,20 +45,14 @@ public final class Database {
     /// bounded in number.
     private(set) var libraryStatements = StatementCache(capacity: 256)
 
-    /// Whether a key was given to the connection.
-    var isEncrypted = false
+    /// How the connection is keyed when it opens (decision 14: Core is handed it).
+    let keying: any ConnectionKeying
 
-    /// A copy of the key while the connection opens, for the diagnosis of error 26.
-    var keyForDiagnosis: DiagnosisKey?
+    /// Whether a key was given to the connection.
+    var isEncrypted: Bool { keying.isEncrypted }
+
     /// Whether the connection belongs to a ``DatabasePool``.
     var isPoolConnection = false
-    /// The key cache of the pool this connection belongs to, if any.
-    var keyCache: PoolKeyCache?
-    /// A copy of the passphrase this connection was keyed with, kept until the pool's key cache
-    /// has learned from it (then wiped), when the cache did not know it.
-    var passphraseToLearn: [UInt8]?
-    /// Whether the connection was keyed from the pool's key cache.
-    var usedCachedKey = false
 
     /// Whether the current transaction ran a statement that writes (reset by the commit and
     /// rollback hooks).
@@ -107,8 +101,9 @@ public final class Database {
     var collations: [String: DatabaseCollation] = [:]
 
     /// Opens a connection. The connection is not usable until `setUp()` ran.
-    init(path: String, description: String, configuration: Configuration) throws {
+    init(path: String, description: String, configuration: Configuration, keying: any ConnectionKeying) throws {
         try SQLCipherLibrary.check()
+        self.keying = keying
         self.path = path
         self.description = description
         self.configuration = configuration
@@ -162,7 +157,8 @@ public final class Database {
     /// Runs the configuration on a new connection, then checks that the database can be read:
     /// a wrong passphrase or a file that is not a database fails here, at open time.
     func setUp() throws {
-        silenceCipherLoggingIfNeeded()
+        keying.connectionWillPrepare(self)
+        defer { keying.connectionDidFinishOpening(self) }
         hooks.install(on: handle)
         try setUpBusyMode()
         if !configuration.acceptsDoubleQuotedStringLiterals {
@@ -171,12 +167,6 @@ public final class Database {
         } else {
             _ = grdbcipher_db_config_int(handle, SQLITE_DBCONFIG_DQS_DML, 1, nil)
             _ = grdbcipher_db_config_int(handle, SQLITE_DBCONFIG_DQS_DDL, 1, nil)
-        }
-        let diagnosisKey = DiagnosisKey()
-        keyForDiagnosis = diagnosisKey
-        defer {
-            diagnosisKey.wipe()
-            keyForDiagnosis = nil
         }
         for function in DatabaseFunction.defaultFunctions {
             add(function: function)
@@ -187,49 +177,27 @@ public final class Database {
         for function in configuration.setUpFunctions {
             try function(self)
         }
-        try validateDatabaseFile(diagnosisKey: diagnosisKey)
-        try noticeKeyFromSQL()
+        try validateDatabaseFile()
+        try keying.connectionDidOpen(self)
         if configuration.foreignKeysEnabled {
             try execute(sql: "PRAGMA foreign_keys = ON")
         }
     }
 
-    private func validateDatabaseFile(diagnosisKey: DiagnosisKey) throws {
+    /// Reads the file once: a wrong key or a file that is not a database fails here, with the
+    /// message the keying gives (the result code stays SQLite's, for GRDB compatibility).
+    private func validateDatabaseFile() throws {
         do {
             try execute(sql: "SELECT * FROM sqlite_master LIMIT 1")
         } catch let error as DatabaseError {
-            // The code stays SQLite's, for GRDB compatibility; the message says which case it is.
-            switch error.resultCode {
-            case .SQLITE_CORRUPT where !isEncrypted && FileDiagnosis.hasUnreadableSQLiteHeader(path: path):
-                // A plaintext SQLite header over pages SQLite cannot read: SQLite's verdict on
-                // the encrypted bytes after the header is random (error 1 or 11).
-                throw DatabaseError(
-                    resultCode: error.extendedResultCode,
-                    message: FileDiagnosis.notADatabaseMessage(path: path, keyBytes: nil))
-            case .SQLITE_CORRUPT:
-                // The first page was read (and, with a key, decrypted and authenticated).
-                throw DatabaseError(
-                    resultCode: error.extendedResultCode,
-                    message: FileDiagnosis.damagedMessage(error.message, encrypted: isEncrypted))
-            case .SQLITE_NOTADB,
-                 // A file with a plaintext SQLCipher header, opened without its key: SQLite
-                 // reads the header, then pages it cannot use (its verdict varies).
-                 .SQLITE_ERROR where !isEncrypted && FileDiagnosis.hasUnreadableSQLiteHeader(path: path),
-                 // The same file opened with a wrong key or salt.
-                 .SQLITE_ERROR where isEncrypted:
-                throw DatabaseError(
-                    resultCode: error.extendedResultCode,
-                    message: FileDiagnosis.notADatabaseMessage(path: path, keyBytes: isEncrypted ? diagnosisKey.bytes : nil))
-            default:
-                throw error
-            }
+            throw keying.explainOpeningFailure(error, in: self)
         }
     }
 
     /// Closes the connection. Throws SQLITE_BUSY if statements are still alive outside the
     /// connection's cache (an unfinished cursor kept beyond its closure, for example).
     func close() throws {
-        discardPassphraseToLearn()
+        keying.connectionWillClose(self)
         guard let sqliteConnection else { return }
         userStatements.removeAll()
         libraryStatements.removeAll()

@@ -26,7 +26,8 @@ public final class DatabasePool: DatabaseWriter {
     let writer: SerializedDatabase
     let readers: ReaderPool
     /// Nil when the pool does not cache its derived key.
-    let keyCache: PoolKeyCache?
+    /// The keyings of the pool's connections, which share what one learns (decision 14).
+    let keyingSource: any ConnectionKeyingSource
 
     /// The configuration of the connections.
     public let configuration: Configuration
@@ -47,11 +48,11 @@ public final class DatabasePool: DatabaseWriter {
         self.configuration = configuration
         let label = configuration.label ?? "GRDB.DatabasePool"
         self.label = label
-        let keyCache = configuration.derivesPoolKeyOnce ? PoolKeyCache() : nil
-        self.keyCache = keyCache
+        let keyingSource = Database.makeKeyingSource(configuration, pool: true)
+        self.keyingSource = keyingSource
         writer = try SerializedDatabase(
             path: path, configuration: configuration, label: "\(label).writer",
-            targetQueue: configuration.writerTargetQueue, pool: true, keyCache: keyCache)
+            targetQueue: configuration.writerTargetQueue, pool: true, keying: keyingSource.makeKeying())
         if !configuration.readonly {
             do {
                 try writer.sync { db in try db.setUpWALMode() }
@@ -60,9 +61,9 @@ public final class DatabasePool: DatabaseWriter {
                 throw error
             }
         }
-        readers = ReaderPool(maximumCount: configuration.maximumReaderCount) { [configuration, keyCache] index in
+        readers = ReaderPool(maximumCount: configuration.maximumReaderCount) { [configuration, keyingSource] index in
             try Self.openReadOnlyConnection(
-                path: path, configuration: configuration, label: "\(label).reader.\(index)", keyCache: keyCache)
+                path: path, configuration: configuration, label: "\(label).reader.\(index)", keyingSource: keyingSource)
         }
     }
 
@@ -71,22 +72,22 @@ public final class DatabasePool: DatabaseWriter {
         path: String,
         configuration: Configuration,
         label: String,
-        keyCache: PoolKeyCache?) throws -> SerializedDatabase
+        keyingSource: any ConnectionKeyingSource) throws -> SerializedDatabase
     {
         var configuration = configuration
         configuration.readonly = true
         do {
             return try SerializedDatabase(
                 path: path, configuration: configuration, label: label,
-                targetQueue: configuration.targetQueue, pool: true, keyCache: keyCache)
+                targetQueue: configuration.targetQueue, pool: true, keying: keyingSource.makeKeying())
         } catch is CachedKeyRejected {
             // The file no longer opens with the cached key (replaced by another process, say):
             // forget it, and derive again from the passphrase.
-            keyCache?.wipeKey()
+            keyingSource.forgetSharedKey()
             do {
                 return try SerializedDatabase(
                 path: path, configuration: configuration, label: label,
-                targetQueue: configuration.targetQueue, pool: true, keyCache: keyCache)
+                targetQueue: configuration.targetQueue, pool: true, keying: keyingSource.makeKeying())
             } catch let rejected as CachedKeyRejected {
                 throw rejected.error
             }
@@ -94,14 +95,14 @@ public final class DatabasePool: DatabaseWriter {
     }
 
     deinit {
-        keyCache?.wipeKey()
+        keyingSource.forgetSharedKey()
     }
 
     /// Closes every connection. Throws SQLITE_BUSY, and stays open, while a read is in progress.
     /// Later accesses throw SQLITE_MISUSE.
     public func close() throws {
         try readers.close()
-        keyCache?.wipeKey()
+        keyingSource.forgetSharedKey()
         try writer.close()
     }
 
@@ -325,7 +326,7 @@ public final class DatabasePool: DatabaseWriter {
     /// Call it after a passphrase change (GRDB's procedure), or ``changePassphrase(_:)-(String)``
     /// on the pool, which does it for you.
     public func invalidateReadOnlyConnections() {
-        keyCache?.wipeKey()
+        keyingSource.forgetSharedKey()
         readers.invalidate()
     }
 
@@ -365,6 +366,6 @@ public final class DatabasePool: DatabaseWriter {
             return count
         }
         return try DatabaseSnapshot(connection: Self.openReadOnlyConnection(
-            path: path, configuration: configuration, label: "\(label).snapshot.\(number)", keyCache: keyCache))
+            path: path, configuration: configuration, label: "\(label).snapshot.\(number)", keyingSource: keyingSource))
     }
 }

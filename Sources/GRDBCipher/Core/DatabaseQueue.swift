@@ -36,7 +36,8 @@ public final class DatabaseQueue: DatabaseWriter {
     public init(path: String, configuration: Configuration = Configuration()) throws {
         let label = configuration.label ?? "GRDB.DatabaseQueue"
         writer = try SerializedDatabase(
-            path: path, configuration: configuration, label: label, targetQueue: configuration.writerTargetQueue)
+            path: path, configuration: configuration, label: label, targetQueue: configuration.writerTargetQueue,
+            keying: Database.makeKeyingSource(configuration, pool: false).makeKeying())
         if configuration.journalMode == .wal {
             try writer.sync { db in try db.setUpWALMode() }
         }
@@ -54,7 +55,8 @@ public final class DatabaseQueue: DatabaseWriter {
             path = ":memory:"
         }
         writer = try SerializedDatabase(
-            path: path, configuration: configuration, label: label, targetQueue: configuration.writerTargetQueue)
+            path: path, configuration: configuration, label: label, targetQueue: configuration.writerTargetQueue,
+            keying: Database.makeKeyingSource(configuration, pool: false).makeKeying())
     }
 
     /// Closes the connection. Later accesses throw SQLITE_MISUSE. Throws SQLITE_BUSY if a cursor

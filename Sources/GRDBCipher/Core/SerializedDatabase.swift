@@ -21,15 +21,15 @@ final class SerializedDatabase: @unchecked Sendable {
     /// Opens a connection and runs its setup on its queue.
     ///
     /// - parameter pool: whether the connection belongs to a ``DatabasePool``.
-    /// - parameter keyCache: the key cache of the pool the connection belongs to: the connection
-    ///   is keyed from it when it knows the passphrase, and teaches it otherwise.
+    /// - parameter keying: how the connection is keyed when it opens (from the queue's or the
+    ///   pool's keying source).
     init(
         path: String,
         configuration: Configuration,
         label: String,
         targetQueue: DispatchQueue?,
         pool: Bool = false,
-        keyCache: PoolKeyCache? = nil) throws
+        keying: any ConnectionKeying) throws
     {
         self.path = path
         self.configuration = configuration
@@ -43,7 +43,7 @@ final class SerializedDatabase: @unchecked Sendable {
         }
         self.queue = queue
         queue.setSpecific(key: queueKey, value: ())
-        let db = try Database(path: path, description: label, configuration: configuration)
+        let db = try Database(path: path, description: label, configuration: configuration, keying: keying)
         self.db = db
         interruptHandle = db.sqliteConnection
         let key = queueKey
@@ -51,15 +51,13 @@ final class SerializedDatabase: @unchecked Sendable {
             DispatchQueue.getSpecific(key: key) != nil || CurrentAccesses.contains(db)
         }
         db.isPoolConnection = pool
-        db.keyCache = keyCache
         do {
             try queue.sync {
                 do {
                     try db.setUp()
-                } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB && db.usedCachedKey {
+                } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB && db.keying.usedSharedKey {
                     throw CachedKeyRejected(error: error)
                 }
-                db.teachKeyCacheIfNeeded()
             }
         } catch {
             try? queue.sync { try db.close() }

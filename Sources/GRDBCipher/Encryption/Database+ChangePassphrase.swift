@@ -101,7 +101,7 @@ extension Database {
         }
         try verifyKey(keyBytes, settings: settings)
         // A pool's derived key is the old one now.
-        keyCache?.wipeKey()
+        cipherKeying.keyCache?.wipeKey()
     }
 
     /// Reads the database file with `keyBytes` from a fresh connection.

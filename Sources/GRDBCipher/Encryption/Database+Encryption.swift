@@ -75,23 +75,24 @@ extension Database {
         guard bytes.count <= Int(Int32.max) else {
             throw DatabaseError(resultCode: .SQLITE_TOOBIG, message: "passphrase too long")
         }
-        if let keyCache, var rawKeyText = keyCache.rawKeyText(for: bytes) {
+        let keying = cipherKeying
+        if let keyCache = keying.keyCache, var rawKeyText = keyCache.rawKeyText(for: bytes) {
             // A pool connection: the key derived once for the pool skips SQLCipher's derivation.
             defer { wipe(&rawKeyText) }
             try sqliteCheck(sqlite3_key(handle, rawKeyText, CInt(rawKeyText.count)), handle)
-            usedCachedKey = true
+            keying.usedCachedKey = true
         } else {
             try sqliteCheck(sqlite3_key(handle, bytes.baseAddress, CInt(bytes.count)), handle)
-            if keyCache != nil {
-                discardPassphraseToLearn()
-                passphraseToLearn = Array(bytes)
+            if keying.keyCache != nil {
+                keying.discardPassphraseToLearn()
+                keying.passphraseToLearn = Array(bytes)
             }
         }
         // SQLCipher resets its log level when the first keyed connection of the process is keyed.
         silenceCipherLoggingIfNeeded()
-        keyForDiagnosis?.replace(with: bytes)
-        if !isEncrypted {
-            isEncrypted = true
+        keying.keyForDiagnosis?.replace(with: bytes)
+        if !keying.isEncrypted {
+            keying.isEncrypted = true
             // Debian's SQLCipher writes temporary tables and sort files unencrypted under
             // /var/tmp unless they are kept in memory. Set right after the key: changing
             // temp_store later would drop temporary tables made by prepareDatabase.
@@ -105,7 +106,7 @@ extension Database {
     /// `prepareDatabase` created temporary objects, which changing it would drop.
     func noticeKeyFromSQL() throws {
         guard !isEncrypted, try cipherProvider != nil else { return }
-        isEncrypted = true
+        cipherKeying.isEncrypted = true
         silenceCipherLoggingIfNeeded()
         if try Int.fetchOne(self, sql: "SELECT COUNT(*) FROM temp.sqlite_master") == 0 {
             try execute(sql: "PRAGMA temp_store = MEMORY")

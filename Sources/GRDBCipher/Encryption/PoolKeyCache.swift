@@ -145,21 +145,3 @@ final class PoolKeyCache: @unchecked Sendable {
         return text
     }
 }
-
-extension Database {
-    /// After setup: when the connection was keyed with a passphrase its pool's key cache did not
-    /// know, the cache derives the key from it. The copy of the passphrase is wiped either way.
-    func teachKeyCacheIfNeeded() {
-        guard var passphrase = passphraseToLearn else { return }
-        passphraseToLearn = nil // `passphrase` is the only reference left: wiped in place below
-        keyCache?.learn(passphrase: passphrase, from: self)
-        wipe(&passphrase)
-    }
-
-    /// Wipes the copy of the passphrase kept for the key cache.
-    func discardPassphraseToLearn() {
-        guard var passphrase = passphraseToLearn else { return }
-        passphraseToLearn = nil // the only reference left is `passphrase`: wiped in place
-        wipe(&passphrase)
-    }
-}

@@ -7,7 +7,9 @@ extension Database {
     static func openProbe(path: String, readonly: Bool = true) throws -> Database {
         var configuration = Configuration()
         configuration.readonly = readonly
-        let db = try Database(path: path, description: "GRDBCipher.probe", configuration: configuration)
+        let db = try Database(
+            path: path, description: "GRDBCipher.probe", configuration: configuration,
+            keying: CipherKeying(keyCache: nil))
         db.silenceCipherLoggingIfNeeded()
         return db
     }
@@ -17,7 +19,7 @@ extension Database {
         try bytes.withUnsafeBytes { buffer in
             try sqliteCheck(sqlite3_key(handle, buffer.baseAddress, CInt(buffer.count)), handle)
         }
-        isEncrypted = true
+        cipherKeying.isEncrypted = true
         silenceCipherLoggingIfNeeded()
     }
 
