@@ -85,11 +85,6 @@ final class ConnectionHooks {
         let id: ObjectIdentifier
         /// Set by `stopObservingDatabaseChangesUntilNextTransaction()`.
         @exclusivity(unchecked) var ignoresChangesUntilTransactionEnd = false
-        /// The changes of the running statement the observer wants: kind and lowercased table.
-        @exclusivity(unchecked) var acceptedChanges: [(kind: DatabaseEvent.Kind, table: String)] = []
-        /// The observer wants every change the running statement may make: no event needs a
-        /// check.
-        @exclusivity(unchecked) var acceptsAllChanges = false
 
         init(_ observer: any TransactionObserver, extent: Database.TransactionObservationExtent) {
             id = ObjectIdentifier(observer)
@@ -103,8 +98,25 @@ final class ConnectionHooks {
 
         var observer: (any TransactionObserver)? { strongObserver ?? weakObserver }
 
+        /// Forgets the observer: nothing buffered for it is delivered any longer.
+        func invalidate() {
+            weakObserver = nil
+            strongObserver = nil
+        }
+    }
+
+    /// An observer that wants some changes of the running statement, and which ones. Kept per
+    /// execution: a cursor that steps later still delivers what its statement's observers
+    /// wanted when it started.
+    fileprivate struct Interest {
+        let entry: Entry
+        /// The kinds of change, and the tables (ASCII-lowercased).
+        let changes: [(kind: DatabaseEvent.Kind, table: String)]
+        /// The observer wants every change the statement may make: no event needs a check.
+        let acceptsAll: Bool
+
         func accepts(_ event: DatabaseEvent) -> Bool {
-            acceptsAllChanges || acceptedChanges.contains { $0.kind == event.kind && event.isOnTable(lowercasedName: $0.table) }
+            acceptsAll || changes.contains { $0.kind == event.kind && event.isOnTable(lowercasedName: $0.table) }
         }
     }
 
@@ -125,8 +137,10 @@ final class ConnectionHooks {
 
     func remove(_ observer: some TransactionObserver) {
         let id = ObjectIdentifier(observer)
+        // Changes buffered in savepoints for it are no longer delivered.
+        for entry in entries where entry.id == id { entry.invalidate() }
         entries.removeAll { $0.id == id || $0.observer == nil }
-        interested.removeAll { $0.id == id }
+        interested.removeAll { $0.entry.id == id }
         updateInterest()
     }
 
@@ -168,7 +182,7 @@ final class ConnectionHooks {
     /// What the hooks remember of the statement that runs.
     struct Execution {
         fileprivate var wasInsideTransaction: Bool
-        fileprivate var previousInterest: [Entry]?
+        fileprivate var previousInterest: [Interest]?
         /// The statement commits the transaction if it succeeds.
         fileprivate var commitsTransaction = false
         /// Observers hear of the end of the transaction (there are some, and the connection is
@@ -177,7 +191,9 @@ final class ConnectionHooks {
     }
 
     /// Observers that want changes of the running statement.
-    @exclusivity(unchecked) private var interested: [Entry] = []
+    @exclusivity(unchecked) private var interested: [Interest] = []
+    /// How many tracked executions run (nested ones included).
+    @exclusivity(unchecked) private var executionDepth = 0
     @exclusivity(unchecked) private var updateHookInstalled = false
 
     /// Set by the commit and rollback hooks while a statement runs.
@@ -203,6 +219,7 @@ final class ConnectionHooks {
         didCommit = false
         didRollback = false
         commitError = nil
+        willCommitDone = false
         // Only transaction statements need the transaction state: the commit and rollback hooks
         // tell the rest.
         let wasInsideTransaction = effect != nil && database.isInsideTransaction
@@ -217,23 +234,25 @@ final class ConnectionHooks {
                 interested = []
                 updateInterest()
             }
+            executionDepth += 1
             return execution
         }
 
         execution.notifies = true
 
         // Which observers want which changes of this statement.
-        var newInterest: [Entry] = []
+        var newInterest: [Interest] = []
         let eventKinds = statement.eventKinds
-        for entry in entries {
-            if !entry.acceptedChanges.isEmpty { entry.acceptedChanges.removeAll(keepingCapacity: true) }
-            guard !eventKinds.isEmpty, !entry.ignoresChangesUntilTransactionEnd, let observer = entry.observer else { continue }
-            for kind in eventKinds where observer.observes(eventsOfKind: kind) {
-                entry.acceptedChanges.append((kind.eventKind, kind.tableName.lowercased()))
-            }
-            if !entry.acceptedChanges.isEmpty {
-                entry.acceptsAllChanges = entry.acceptedChanges.count == eventKinds.count
-                newInterest.append(entry)
+        if !eventKinds.isEmpty {
+            for entry in entries {
+                guard !entry.ignoresChangesUntilTransactionEnd, let observer = entry.observer else { continue }
+                var changes: [(kind: DatabaseEvent.Kind, table: String)] = []
+                for kind in eventKinds where observer.observes(eventsOfKind: kind) {
+                    changes.append((kind.eventKind, kind.tableName.asciiLowercased()))
+                }
+                if !changes.isEmpty {
+                    newInterest.append(Interest(entry: entry, changes: changes, acceptsAll: changes.count == eventKinds.count))
+                }
             }
         }
         if !(newInterest.isEmpty && interested.isEmpty) {
@@ -241,7 +260,7 @@ final class ConnectionHooks {
             updateInterest()
         }
         if statement.analysis.allowsTruncation
-            && newInterest.contains(where: { $0.acceptedChanges.contains { $0.kind == .delete } })
+            && newInterest.contains(where: { $0.changes.contains { $0.kind == .delete } })
         {
             do {
                 try statement.prepareAgainWithoutTruncation()
@@ -264,11 +283,13 @@ final class ConnectionHooks {
                 throw error
             }
         }
+        executionDepth += 1
         return execution
     }
 
     /// Called once the statement is done (or failed, with `error`); returns the error to throw.
     func didExecute(_ statement: Statement, _ execution: Execution, error: (any Error)?) -> (any Error)? {
+        executionDepth -= 1
         var error = error
         if let commitError {
             // An observer refused the commit from the commit hook: SQLite reports
@@ -328,8 +349,10 @@ final class ConnectionHooks {
         case .commitTransaction:
             return true
         case let .releaseSavepoint(name):
-            guard let first = savepoints.first, first.beganTransaction else { return false }
-            return first.name.caseInsensitiveCompare(name) == .orderedSame
+            // SQLite releases the innermost savepoint of that name: it commits when that one
+            // began the transaction.
+            guard let index = savepoints.lastIndex(where: { $0.name.equalsIgnoringASCIICase(name) }) else { return false }
+            return index == 0 && savepoints[0].beganTransaction
         default:
             return false
         }
@@ -344,7 +367,7 @@ final class ConnectionHooks {
         case let .beginSavepoint(name):
             savepoints.append(Savepoint(name: name, beganTransaction: !wasInsideTransaction))
         case let .releaseSavepoint(name):
-            guard let index = savepoints.lastIndex(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) else { return }
+            guard let index = savepoints.lastIndex(where: { $0.name.equalsIgnoringASCIICase(name) }) else { return }
             let released = savepoints[index...].flatMap(\.events)
             savepoints.removeSubrange(index...)
             if savepoints.isEmpty {
@@ -353,7 +376,7 @@ final class ConnectionHooks {
                 savepoints[savepoints.count - 1].events.append(contentsOf: released)
             }
         case let .rollbackSavepoint(name):
-            guard let index = savepoints.lastIndex(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) else { return }
+            guard let index = savepoints.lastIndex(where: { $0.name.equalsIgnoringASCIICase(name) }) else { return }
             // The savepoint stays open, without the changes made since it began.
             savepoints.removeSubrange((index + 1)...)
             savepoints[index].events = []
@@ -387,15 +410,17 @@ final class ConnectionHooks {
     /// Tells the observers the transaction ended, then forgets the `.nextTransaction` ones.
     private func transactionDidEnd(_ notify: (any TransactionObserver) -> Void) {
         let notified = entries
-        for entry in notified {
-            entry.ignoresChangesUntilTransactionEnd = false
-            entry.acceptedChanges = []
-        }
         notifying {
             for entry in notified {
                 if let observer = entry.observer { notify(observer) }
             }
         }
+        // After the callbacks: a stop asked from `databaseDidCommit` is about the transaction
+        // that just ended.
+        for entry in notified {
+            entry.ignoresChangesUntilTransactionEnd = false
+        }
+        guard notified.contains(where: { $0.extent == .nextTransaction || $0.observer == nil }) else { return }
         let ended = Set(notified.filter { $0.extent == .nextTransaction }.map { ObjectIdentifier($0) })
         entries.removeAll { ended.contains(ObjectIdentifier($0)) || $0.observer == nil }
     }
@@ -457,15 +482,15 @@ final class ConnectionHooks {
         let event = DatabaseEvent(kind: kind, rowID: rowID, databaseNameCString: databaseName, tableNameCString: tableName)
         if savepoints.isEmpty {
             notifying {
-                for entry in interested where !entry.ignoresChangesUntilTransactionEnd && entry.accepts(event) {
-                    entry.observer?.databaseDidChange(with: event)
+                for interest in interested where !interest.entry.ignoresChangesUntilTransactionEnd && interest.accepts(event) {
+                    interest.entry.observer?.databaseDidChange(with: event)
                 }
             }
         } else {
             var copy: DatabaseEvent?
-            for entry in interested where entry.accepts(event) {
+            for interest in interested where interest.accepts(event) {
                 if copy == nil { copy = event.copy() }
-                savepoints[savepoints.count - 1].events.append((entry, copy!))
+                savepoints[savepoints.count - 1].events.append((interest.entry, copy!))
             }
         }
     }
@@ -473,7 +498,9 @@ final class ConnectionHooks {
     private func commitHook() -> CInt {
         database.transactionHasWrites = false
         database.currentTransactionDate = nil
-        if !willCommitDone && !database.isReadOnly && hasObservers {
+        // Observers hear of commits made by the statements the library runs (a commit made by
+        // SQL inside a function, say, is one of the changes GRDB documents as undetected).
+        if !willCommitDone && executionDepth > 0 && !database.isReadOnly && hasObservers {
             do {
                 try prepareCommit()
             } catch {
@@ -490,8 +517,11 @@ final class ConnectionHooks {
     private func rollbackHook() {
         database.transactionHasWrites = false
         database.currentTransactionDate = nil
-        // A rolled back transaction may have created or dropped tables.
-        database.clearSchemaCache()
+        // A rolled back transaction may have created or dropped tables. The statements built
+        // from the schema are finalized later, out of the hook (SQLite forbids changing the
+        // connection inside it).
+        database.schemaCache.clear()
+        database.persistenceStatementsAreStale = true
         database.noticeRollback()
         didRollback = true
         savepoints = []

@@ -67,13 +67,23 @@ extension Database {
         return try body()
     }
 
+    /// The SQL of a statement as it may appear in a log: withheld when it may hold a key or a
+    /// license as a literal (`PRAGMA key = '…'`, `ATTACH … KEY '…'`, `PRAGMA cipher_license`).
+    static func loggableSQL(_ sql: String) -> String {
+        let folded = sql.asciiLowercased()
+        if folded.contains("key") || folded.contains("license") {
+            return "(SQL withheld: it may hold a key)"
+        }
+        return sql
+    }
+
     /// Tells ``logError`` about the statements that keep a connection from closing.
     static func logUnfinalizedStatements(_ connection: OpaquePointer) {
         guard errorLogFunction.read() != nil else { return }
         var statement = sqlite3_next_stmt(connection, nil)
         while let current = statement {
             let sql = sqlite3_sql(current).map { String(cString: $0) } ?? ""
-            log(.SQLITE_MISUSE, "unfinalized statement: \(sql)")
+            log(.SQLITE_MISUSE, "unfinalized statement: \(Self.loggableSQL(sql))")
             statement = sqlite3_next_stmt(connection, current)
         }
     }

@@ -73,6 +73,10 @@ public final class Database {
     /// before any SQL is generated.
     var persistenceStatements = PersistenceStatementCache()
 
+    /// Set by the rollback hook: the persistence statements may be built on a schema the
+    /// rollback undid; they are dropped at the next lookup, out of the hook.
+    var persistenceStatementsAreStale = false
+
     /// The columns of the last persistence container of each record type.
     var containerTemplates = PersistenceContainerTemplates()
 
@@ -123,6 +127,7 @@ public final class Database {
         }
         sqliteConnection = handle
         hooks.database = self
+        authorizer.hooks = hooks
         sqlite3_extended_result_codes(handle, 1)
         authorizer.install(on: handle)
     }

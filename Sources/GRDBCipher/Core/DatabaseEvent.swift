@@ -113,7 +113,7 @@ public struct DatabaseEvent {
         case let .borrowed(database: _, table: table):
             return lowercasedName.withCString { sqlite3_stricmp($0, table) == 0 }
         case let .copied(database: _, table: table):
-            return table.lowercased() == lowercasedName
+            return table.asciiLowercased() == lowercasedName
         }
     }
 

@@ -64,12 +64,12 @@ public struct DatabaseRegion: Sendable {
 
     /// The region of a whole table.
     init(table: String) {
-        tables = [table.lowercased(): TableRegion(name: table, columns: nil, rowIDs: nil)]
+        tables = [table.asciiLowercased(): TableRegion(name: table, columns: nil, rowIDs: nil)]
     }
 
     /// The region of some columns of a table (every column if `columns` is nil).
     init(table: String, columns: Set<String>?, rowIDs: Set<Int64>? = nil) {
-        tables = [table.lowercased(): TableRegion(name: table, columns: columns.map { Set($0.map { $0.lowercased() }) }, rowIDs: rowIDs)]
+        tables = [table.asciiLowercased(): TableRegion(name: table, columns: columns.map { Set($0.map { $0.asciiLowercased() }) }, rowIDs: rowIDs)]
     }
 
     /// Whether the region is empty: no change ever modifies it.
@@ -114,24 +114,24 @@ public struct DatabaseRegion: Sendable {
     /// Adds a column (or the whole table when `column` is empty) to the region.
     mutating func insert(table: String, column: String) {
         guard tables != nil else { return }
-        let key = table.lowercased()
+        let key = table.asciiLowercased()
         if var region = tables![key] {
             if column.isEmpty {
                 region.columns = nil
             } else {
-                region.columns?.insert(column.lowercased())
+                region.columns?.insert(column.asciiLowercased())
             }
             tables![key] = region
         } else {
-            tables![key] = TableRegion(name: table, columns: column.isEmpty ? nil : [column.lowercased()], rowIDs: nil)
+            tables![key] = TableRegion(name: table, columns: column.isEmpty ? nil : [column.asciiLowercased()], rowIDs: nil)
         }
     }
 
     /// The region restricted to some rows of a table; other tables are unchanged.
     func restricted(table: String, toRowIDs rowIDs: Set<Int64>) -> DatabaseRegion {
-        guard var tables, var region = tables[table.lowercased()] else { return self }
+        guard var tables, var region = tables[table.asciiLowercased()] else { return self }
         region.rowIDs = region.rowIDs.map { $0.intersection(rowIDs) } ?? rowIDs
-        tables[table.lowercased()] = region
+        tables[table.asciiLowercased()] = region
         return DatabaseRegion(tables: tables)
     }
 
@@ -151,13 +151,13 @@ public struct DatabaseRegion: Sendable {
     /// ```
     public func isModified(byEventsOfKind eventKind: DatabaseEventKind) -> Bool {
         guard let tables else { return true }
-        guard let region = tables[eventKind.tableName.lowercased()] else { return false }
+        guard let region = tables[eventKind.tableName.asciiLowercased()] else { return false }
         switch eventKind {
         case .insert, .delete:
             return true
         case let .update(tableName: _, columnNames: updated):
             guard let columns = region.columns else { return true }
-            return updated.contains { columns.contains($0.lowercased()) }
+            return updated.contains { columns.contains($0.asciiLowercased()) }
         }
     }
 
@@ -167,7 +167,7 @@ public struct DatabaseRegion: Sendable {
     /// Use it after ``isModified(byEventsOfKind:)``: events on tables outside the region answer
     /// true.
     public func isModified(by event: DatabaseEvent) -> Bool {
-        guard let tables, let region = tables[event.tableName.lowercased()], let rowIDs = region.rowIDs else {
+        guard let tables, let region = tables[event.tableName.asciiLowercased()], let rowIDs = region.rowIDs else {
             return true
         }
         return rowIDs.contains(event.rowID)
@@ -316,8 +316,8 @@ extension SQLExpression {
             case let .qualifiedColumn(column, columnAlias) where columnAlias === alias: name = column
             default: return false
             }
-            let lowercased = name.lowercased()
-            return lowercased == rowIDColumn.lowercased() || ["rowid", "oid", "_rowid_"].contains(lowercased)
+            let lowercased = name.asciiLowercased()
+            return lowercased == rowIDColumn.asciiLowercased() || ["rowid", "oid", "_rowid_"].contains(lowercased)
         }
         func rowID(_ expression: SQLExpression) -> Int64? {
             guard case let .value(value) = expression.kind else { return nil }

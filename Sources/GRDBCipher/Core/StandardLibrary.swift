@@ -217,6 +217,13 @@ extension String {
     ///
     /// Compares contiguous bytes: cheaper than `==`, whose slow path for different strings
     /// dominated record encoding in profiles.
+    /// The string with ASCII capitals lowercased, and nothing else: SQLite's folding of
+    /// identifiers (`Été` and `été` are two tables for SQLite).
+    func asciiLowercased() -> String {
+        if !utf8.contains(where: { (0x41...0x5A).contains($0) }) { return self }
+        return String(decoding: utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+
     func equalsIgnoringASCIICase(_ other: String) -> Bool {
         guard utf8.count == other.utf8.count else { return false }
         var lhs = self

@@ -93,6 +93,14 @@ final class StatementAuthorizer {
     /// The first refusal of the policy since it was set.
     var firstRefusal: String?
 
+    /// The connection's hooks, to know whether observers may hear of deletions when SQLite
+    /// prepares a statement again on its own (after a schema change).
+    unowned(unsafe) var hooks: ConnectionHooks?
+
+    /// The table of the last DROP SQLite reported: its deletion must not be altered (an ignored
+    /// deletion cancels the drop).
+    private var lastDroppedTable: String?
+
     func install(on handle: OpaquePointer) {
         let context = Unmanaged.passUnretained(self).toOpaque()
         sqlite3_set_authorizer(handle, { context, action, first, second, _, _ in
@@ -127,7 +135,25 @@ final class StatementAuthorizer {
                 return SQLITE_DENY
             }
         }
-        guard analysis != nil else { return SQLITE_OK }
+        guard analysis != nil else {
+            // SQLite prepares a statement again (after a schema change), or compiles its own SQL:
+            // nothing is recorded, but deletions stay row by row while observers may hear of them.
+            switch action {
+            case SQLITE_DROP_TABLE, SQLITE_DROP_TEMP_TABLE, SQLITE_DROP_VIEW, SQLITE_DROP_TEMP_VIEW, SQLITE_DROP_VTABLE:
+                lastDroppedTable = first.map { String(cString: $0) }
+            case SQLITE_DELETE:
+                if let table = Self.userTable(first), hooks?.hasObservers == true {
+                    if let dropped = lastDroppedTable, dropped.equalsIgnoringASCIICase(table) {
+                        lastDroppedTable = nil
+                    } else {
+                        return SQLITE_IGNORE
+                    }
+                }
+            default:
+                break
+            }
+            return SQLITE_OK
+        }
         analysis!.reportedActions = true
         switch action {
         case SQLITE_READ:

@@ -61,6 +61,10 @@ extension Database {
             // Another connection may have changed the table since the last access.
             _ = try tableExists(table)
         }
+        if persistenceStatementsAreStale {
+            persistenceStatementsAreStale = false
+            persistenceStatements.removeAll()
+        }
         if let entry = persistenceStatements.find(kind, table: table, columns: columns) {
             preconditionValidAccess()
             return entry

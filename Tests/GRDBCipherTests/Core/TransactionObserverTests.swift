@@ -269,6 +269,102 @@ struct TransactionObserverTests {
         }
     }
 
+    @Test func savepointsWithTheSameName() throws {
+        let test = try makeQueue()
+        let journal = Journal()
+        test.dbQueue.add(transactionObserver: journal)
+        try test.dbQueue.writeWithoutTransaction { db in
+            try db.execute(sql: "SAVEPOINT a")
+            try db.execute(sql: "INSERT INTO owner (id, name) VALUES (1, 'Ada')")
+            try db.execute(sql: "SAVEPOINT a")
+            try db.execute(sql: "INSERT INTO owner (id, name) VALUES (2, 'Bob')")
+            // Releases the inner "a" only: nothing commits, nothing is told yet.
+            try db.execute(sql: "RELEASE a")
+            #expect(journal.entries.isEmpty)
+            try db.execute(sql: "ROLLBACK TO a")
+            try db.execute(sql: "INSERT INTO owner (id, name) VALUES (3, 'Cy')")
+            try db.execute(sql: "RELEASE A")
+        }
+        #expect(journal.take() == ["insert owner 3", "willCommit", "didCommit"])
+    }
+
+    @Test func removedObserversHearNothingMore() throws {
+        let test = try makeQueue()
+        let journal = Journal()
+        test.dbQueue.add(transactionObserver: journal, extent: .databaseLifetime)
+        try test.dbQueue.write { db in
+            try db.execute(sql: "SAVEPOINT s")
+            try db.execute(sql: "INSERT INTO owner (id, name) VALUES (1, 'Ada')")
+            db.remove(transactionObserver: journal)
+            try db.execute(sql: "RELEASE SAVEPOINT s")
+        }
+        #expect(journal.take().isEmpty)
+    }
+
+    @Test func tablesWithNonASCIINames() throws {
+        let test = try makeQueue()
+        let journal = Journal(tables: ["Été"])
+        test.dbQueue.add(transactionObserver: journal)
+        try test.dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE \"Été\" (id INTEGER PRIMARY KEY)")
+            _ = journal.take()
+            try db.execute(sql: "INSERT INTO \"Été\" (id) VALUES (1)")
+        }
+        #expect(journal.take() == ["insert Été 1", "willCommit", "didCommit"])
+    }
+
+    @Test func deletionsPreparedAgainBySQLiteStayRowByRow() throws {
+        let test = try makeQueue()
+        let journal = Journal(tables: ["owner"])
+        test.dbQueue.add(transactionObserver: journal)
+        try test.dbQueue.writeWithoutTransaction { db in
+            let deleteAll = try db.makeStatement(sql: "DELETE FROM owner")
+            try db.execute(sql: "INSERT INTO owner (id, name) VALUES (1, 'Ada'), (2, 'Bob')")
+            // A schema change: SQLite prepares the statement again when it runs.
+            try db.execute(sql: "CREATE TABLE unrelated (a)")
+            _ = journal.take()
+            try deleteAll.execute()
+            #expect(journal.take() == ["delete owner 1", "delete owner 2", "willCommit", "didCommit"])
+            // Drops are never cancelled.
+            try db.execute(sql: "DROP TABLE unrelated")
+            #expect(try !db.tableExists("unrelated"))
+        }
+    }
+
+    @Test func aCursorKeepsTheInterestOfItsStatement() throws {
+        let test = try makeQueue()
+        let journal = Journal(tables: ["owner"])
+        test.dbQueue.add(transactionObserver: journal)
+        try test.dbQueue.writeWithoutTransaction { db in
+            try db.execute(sql: "INSERT INTO owner (id, name) VALUES (1, 'Ada'), (2, 'Bob')")
+            _ = journal.take()
+            try db.inTransaction {
+                let deleted = try Int64.fetchCursor(db, sql: "DELETE FROM owner RETURNING id")
+                // Another statement runs between the cursor's creation and its steps.
+                try db.execute(sql: "INSERT INTO visit (petId, day) VALUES (0, 'x')")
+                #expect(try Array(deleted).sorted() == [1, 2])
+                return .commit
+            }
+        }
+        #expect(journal.take() == ["delete owner 1", "delete owner 2", "willCommit", "didCommit"])
+    }
+
+    @Test func stoppingFromDidCommitDoesNotLast() throws {
+        final class Stopper: TransactionObserver {
+            var changes = 0
+            func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { true }
+            func databaseDidChange(with event: DatabaseEvent) { changes += 1 }
+            func databaseDidCommit(_ db: Database) { stopObservingDatabaseChangesUntilNextTransaction() }
+            func databaseDidRollback(_ db: Database) {}
+        }
+        let test = try makeQueue()
+        let stopper = Stopper()
+        test.dbQueue.add(transactionObserver: stopper)
+        try test.dbQueue.write { db in try db.execute(sql: "INSERT INTO owner (name) VALUES ('a')") }
+        try test.dbQueue.write { db in try db.execute(sql: "INSERT INTO owner (name) VALUES ('b')") }
+        #expect(stopper.changes == 2)
+    }
+
     @Test func observersChooseTheirChanges() throws {
         let test = try makeQueue()
         let petJournal = Journal(tables: ["pet"])
