@@ -315,7 +315,9 @@ final class ConnectionHooks {
                 rolledBack = false
             }
         } else {
-            committed = didCommit
+            // A commit hook followed by a failure (SQLITE_BUSY) leaves the transaction open: no
+            // commit then.
+            committed = didCommit && !database.isInsideTransaction
             rolledBack = didRollback
         }
         didCommit = false

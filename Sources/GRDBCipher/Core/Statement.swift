@@ -14,6 +14,10 @@ import CSQLCipher
 /// Related SQLite documentation: <https://www.sqlite.org/c3ref/stmt.html>
 public final class Statement {
     /// The SQLite statement handle.
+    ///
+    /// The handle may change once: a `DELETE` statement compiled while no transaction observer
+    /// listened is prepared again, with its arguments, the first time an observer wants its
+    /// deletions (so that each deleted row is told). Read it when you use it; do not keep it.
     // Read at each execution: no dynamic exclusivity check (it changes only in
     // `prepareAgainWithoutTruncation()`, before the statement runs).
     @exclusivity(unchecked) public private(set) var sqliteStatement: SQLiteStatement
