@@ -51,6 +51,12 @@ enum Export {
         let bar = ProgressBar(label, quiet: quiet)
         options.progress = bar.callback
         defer { bar.finish() }
-        return try source.exportDatabase(to: output, options: options)
+        do {
+            return try source.exportDatabase(to: output, options: options)
+        } catch is DatabaseError where !force && FileManager.default.fileExists(atPath: output) {
+            // The output did not exist when the command checked it: another run wrote it
+            // meanwhile (before or after this export began). One message for both cases.
+            throw CLIFailure(.failure, "the output file exists: \(output) (another run wrote it first)")
+        }
     }
 }
