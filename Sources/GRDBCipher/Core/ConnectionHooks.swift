@@ -110,7 +110,7 @@ final class ConnectionHooks {
     /// wanted when it started.
     fileprivate struct Interest {
         let entry: Entry
-        /// The kinds of change, and the tables (ASCII-lowercased).
+        /// The kinds of change, and the tables (ASCII-lowercased); empty when `acceptsAll`.
         let changes: [(kind: DatabaseEvent.Kind, table: String)]
         /// The observer wants every change the statement may make: no event needs a check.
         let acceptsAll: Bool
@@ -246,12 +246,20 @@ final class ConnectionHooks {
         if !eventKinds.isEmpty {
             for entry in entries {
                 guard !entry.ignoresChangesUntilTransactionEnd, let observer = entry.observer else { continue }
+                // The accepted changes are listed only when some are refused: an observer that
+                // wants all of them (the common case) costs no allocation.
                 var changes: [(kind: DatabaseEvent.Kind, table: String)] = []
-                for kind in eventKinds where observer.observes(eventsOfKind: kind) {
-                    changes.append((kind.eventKind, kind.tableName.asciiLowercased()))
+                var acceptsAll = true
+                for (index, kind) in eventKinds.enumerated() {
+                    if observer.observes(eventsOfKind: kind) {
+                        if !acceptsAll { changes.append((kind.eventKind, kind.tableName.asciiLowercased())) }
+                    } else if acceptsAll {
+                        acceptsAll = false
+                        changes = eventKinds[..<index].map { ($0.eventKind, $0.tableName.asciiLowercased()) }
+                    }
                 }
-                if !changes.isEmpty {
-                    newInterest.append(Interest(entry: entry, changes: changes, acceptsAll: changes.count == eventKinds.count))
+                if acceptsAll || !changes.isEmpty {
+                    newInterest.append(Interest(entry: entry, changes: changes, acceptsAll: acceptsAll))
                 }
             }
         }
@@ -260,7 +268,11 @@ final class ConnectionHooks {
             updateInterest()
         }
         if statement.analysis.allowsTruncation
-            && newInterest.contains(where: { $0.changes.contains { $0.kind == .delete } })
+            && newInterest.contains(where: { interest in
+                interest.acceptsAll
+                    ? eventKinds.contains { $0.eventKind == .delete }
+                    : interest.changes.contains { $0.kind == .delete }
+            })
         {
             do {
                 try statement.prepareAgainWithoutTruncation()
