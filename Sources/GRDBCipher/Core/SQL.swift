@@ -143,9 +143,14 @@ public struct SQLInterpolation: StringInterpolationProtocol {
         elements.append(.sql("?", [data]))
     }
 
-    /// `\(values)`: a parenthesized list of parameters, `(?,?,?)`.
+    /// `\(values)`: a parenthesized list of parameters, `(?,?,?)`. An empty sequence gives
+    /// `(SELECT NULL WHERE NULL)`, as in GRDB (`x IN` it is false).
     public mutating func appendInterpolation<S: Sequence>(_ values: S) where S.Element: DatabaseValueConvertible {
         let values = values.map { $0 as (any DatabaseValueConvertible)? }
+        if values.isEmpty {
+            elements.append(.sql(Self.emptyList, StatementArguments()))
+            return
+        }
         let marks = Array(repeating: "?", count: values.count).joined(separator: ",")
         elements.append(.sql("(\(marks))", StatementArguments(values)))
     }
@@ -211,7 +216,7 @@ public struct SQLInterpolation: StringInterpolationProtocol {
     }
 
     /// `\(expressions)`: a parenthesized list of expressions, `("a",?,?)`. An empty sequence
-    /// gives `()`, for which `x IN ()` is false and `x NOT IN ()` is true.
+    /// gives `(SELECT NULL WHERE NULL)`, as in GRDB (`x IN` it is false).
     ///
     /// ```swift
     /// let candidates = [Column("home"), Column("away")]
@@ -232,7 +237,14 @@ public struct SQLInterpolation: StringInterpolationProtocol {
         elements.append(.expression(expressible.sqlExpression))
     }
 
+    /// The SQL of an empty list: a subquery without rows, as GRDB writes it.
+    private static let emptyList = "(SELECT NULL WHERE NULL)"
+
     private mutating func appendList(_ expressions: [SQLExpression]) {
+        if expressions.isEmpty {
+            elements.append(.sql(Self.emptyList, StatementArguments()))
+            return
+        }
         elements.append(.sql("(", StatementArguments()))
         for (index, expression) in expressions.enumerated() {
             if index > 0 { elements.append(.sql(",", StatementArguments())) }

@@ -67,9 +67,14 @@ struct SQLInterpolationTests {
             #expect(arguments == [150])
             #expect(try SQLRequest<String>(literal: any).fetchAll(db) == ["apple"])
 
-            // Empty sequences: IN is false, NOT IN is true.
+            // Empty sequences: a subquery without rows, as GRDB writes it; IN is false, NOT IN
+            // is true.
             let noIds: [Int] = []
             let noColumns: [Column] = []
+            let noExpressions: [any SQLExpressible] = []
+            let emptySQL: SQL = "id IN \(noIds) OR id IN \(noColumns) OR id IN \(noExpressions)"
+            #expect(try emptySQL.build(db).sql
+                == "id IN (SELECT NULL WHERE NULL) OR id IN (SELECT NULL WHERE NULL) OR id IN (SELECT NULL WHERE NULL)")
             #expect(try SQLRequest<String>(literal: "SELECT name FROM fruit WHERE id IN \(noIds)").fetchAll(db) == [])
             #expect(try SQLRequest<String>(literal: "SELECT name FROM fruit WHERE id IN \(noColumns)").fetchAll(db) == [])
             #expect(try SQLRequest<String>(literal: "SELECT name FROM fruit WHERE id NOT IN \(noColumns) ORDER BY id").fetchAll(db) == ["apple", "fig", "melon"])
