@@ -373,13 +373,6 @@ public final class Database {
         return statement
     }
 
-    /// Empties the statement caches.
-    func clearStatementCache() {
-        userStatements.removeAll()
-        libraryStatements.removeAll()
-        persistenceStatements.removeAll()
-    }
-
     /// Executes one or several SQL statements, separated by semicolons.
     ///
     /// ```swift
@@ -424,11 +417,8 @@ public final class Database {
     /// between the calls that tell the hooks the statement starts and ends.
     @inline(__always)
     func executeSteps(of statement: Statement, _ step: (SQLiteStatement) throws -> CInt) throws {
-        try checkTransactionNotAborted(statement)
-        if statement.writesData { transactionHasWrites = true }
-        if trackedRegion != nil { trackedRegion!.formUnion(statement.databaseRegion) }
+        let execution = try statementWillRun(statement)
         defer { if !statement.effects.isEmpty { noticeEffects(of: statement) } }
-        let execution = try willExecute(statement)
         let code = try step(statement.sqliteStatement)
         var error: (any Error)?
         if code != SQLITE_DONE {
@@ -441,10 +431,21 @@ public final class Database {
         if let error { throw error }
     }
 
+    /// What every statement goes through before its first step (``executeSteps(of:_:)``,
+    /// cursors): the check of an aborted transaction, the bookkeeping of writes and of the
+    /// tracked region, and the hooks. Returns what the hooks remember of the statement.
+    @inline(__always)
+    func statementWillRun(_ statement: Statement) throws -> ConnectionHooks.Execution? {
+        try checkTransactionNotAborted(statement)
+        if statement.writesData { transactionHasWrites = true }
+        if trackedRegion != nil { trackedRegion!.formUnion(statement.databaseRegion) }
+        return try willExecute(statement)
+    }
+
     /// Tells the hooks a statement starts; nil when they need not know (a read, with no
     /// transaction effect, or no observer).
     @inline(__always)
-    func willExecute(_ statement: Statement) throws -> ConnectionHooks.Execution? {
+    private func willExecute(_ statement: Statement) throws -> ConnectionHooks.Execution? {
         guard statement.mayNotifyObservers else { return nil }
         return try hooks.willExecute(statement)
     }

@@ -72,19 +72,15 @@ final class StatementStepper {
 
     init(statement: Statement, arguments: StatementArguments?, adapter: (any RowAdapter)? = nil) throws {
         statement.database.preconditionValidAccess()
-        try statement.database.checkTransactionNotAborted(statement)
         let layout = try adapter?._layout(from: _RowLayout(columnNames: statement.columnNames))
         try statement.prepareIteration(arguments: arguments)
-        let db = statement.database
         // Before the handle is read: the hooks may prepare the statement again.
-        execution = try db.willExecute(statement)
+        execution = try statement.database.statementWillRun(statement)
         self.statement = statement
         self.sqliteStatement = statement.sqliteStatement
         let liveRow = Row(statement: statement)
         row = layout.map { Row(base: liveRow, layout: $0) } ?? liveRow
         statement.isIterating = true
-        if statement.writesData { db.transactionHasWrites = true }
-        if db.trackedRegion != nil { db.trackedRegion!.formUnion(statement.databaseRegion) }
     }
 
     deinit {

@@ -135,12 +135,6 @@ public struct DatabaseRegion: Sendable {
         return DatabaseRegion(tables: tables)
     }
 
-    /// The region without the tables `isExcluded` names (lowercased names).
-    func removingTables(where isExcluded: (String) -> Bool) -> DatabaseRegion {
-        guard let tables else { return self }
-        return DatabaseRegion(tables: tables.filter { !isExcluded($0.key) })
-    }
-
     /// Whether changes of this kind may modify the region: the table is in the region, and for
     /// updates, one of the updated columns is.
     ///
