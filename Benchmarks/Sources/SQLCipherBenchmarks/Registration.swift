@@ -81,6 +81,17 @@ func register(_ suite: BenchmarkSuite, directory: String) {
             suite.add(workload, mode, libraryName) { try Library.insertObserved(try insertQueue.get(), observedTable: table) }
         }
 
+        // W7: writes with 10 observations on a pool; the baseline is the same writes without
+        // them. W8: commit-to-onChange latency on a queue; the baseline is the write alone.
+        let observationPool = Once { try ObservationWorkloads.makePool(path: path("observe-\(mode).sqlite"), mode: mode) }
+        suite.add("W7", mode, rawName) { try ObservationWorkloads.writes(try observationPool.get(), observed: false) }
+        suite.add("W7", mode, libraryName) { try ObservationWorkloads.writes(try observationPool.get(), observed: true) }
+        let latencyQueue = Once { try ObservationWorkloads.makeQueue(path: path("latency-\(mode).sqlite"), mode: mode) }
+        for (workload, percentile) in [("W8-median", 0.5), ("W8-p99", 0.99)] {
+            suite.add(workload, mode, rawName) { try ObservationWorkloads.latency(try latencyQueue.get(), percentile: percentile, observed: false) }
+            suite.add(workload, mode, libraryName) { try ObservationWorkloads.latency(try latencyQueue.get(), percentile: percentile, observed: true) }
+        }
+
         // POOL: the Nth reader of a WAL database. The raw baseline opens a read-only
         // connection without key derivation: plaintext, or encrypted with a raw key (which is
         // what the pool's derived key makes of a passphrase).

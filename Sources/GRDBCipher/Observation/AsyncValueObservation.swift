@@ -74,9 +74,17 @@ public enum SharedValueObservationExtent: Sendable {
 /// }
 /// ```
 public final class SharedValueObservation<Element: Sendable>: @unchecked Sendable {
-    private struct Client {
+    private final class Client: @unchecked Sendable {
         let onError: @Sendable (any Error) -> Void
         let onChange: @Sendable (Element) -> Void
+        /// The number of the last value the client was given (guarded by the state's lock):
+        /// a latest value given to a new client never comes after a newer one.
+        var deliveredNumber = 0
+
+        init(onError: @escaping @Sendable (any Error) -> Void, onChange: @escaping @Sendable (Element) -> Void) {
+            self.onError = onError
+            self.onChange = onChange
+        }
     }
 
     private struct State {
@@ -84,6 +92,8 @@ public final class SharedValueObservation<Element: Sendable>: @unchecked Sendabl
         var nextClientID = 0
         var cancellable: AnyDatabaseCancellable?
         var lastValue: Element?
+        /// Numbers the values of the observation.
+        var valueNumber = 0
         /// Counts the underlying observations, so that a stopped one is ignored.
         var generation = 0
     }
@@ -118,13 +128,14 @@ public final class SharedValueObservation<Element: Sendable>: @unchecked Sendabl
         onChange: @escaping @Sendable (Element) -> Void)
     -> AnyDatabaseCancellable
     {
-        let (id, startsObservation, generation, lastValue) = state.update { state in
+        let client = Client(onError: onError, onChange: onChange)
+        let (id, startsObservation, generation, lastValue, lastNumber) = state.update { state in
             let id = state.nextClientID
             state.nextClientID += 1
-            state.clients[id] = Client(onError: onError, onChange: onChange)
+            state.clients[id] = client
             let starts = state.cancellable == nil
             if starts { state.generation += 1 }
-            return (id, starts, state.generation, state.lastValue)
+            return (id, starts, state.generation, state.lastValue, state.valueNumber)
         }
         if startsObservation {
             let cancellable = startObservation(
@@ -137,10 +148,14 @@ public final class SharedValueObservation<Element: Sendable>: @unchecked Sendabl
             }
             if stale { cancellable.cancel() }
         } else if let lastValue {
-            if scheduler.immediateInitialValue() {
+            let replay: @Sendable () -> Void = { [weak self] in
+                guard let self, self.takeDelivery(of: lastNumber, to: client) else { return }
                 onChange(lastValue)
+            }
+            if scheduler.immediateInitialValue() {
+                replay()
             } else {
-                scheduler.schedule { onChange(lastValue) }
+                scheduler.schedule(replay)
             }
         }
         return AnyDatabaseCancellable { [weak self] in
@@ -162,12 +177,25 @@ public final class SharedValueObservation<Element: Sendable>: @unchecked Sendabl
     }
 
     private func receive(_ value: Element, generation: Int) {
-        let clients = state.update { state -> [Client] in
-            guard state.generation == generation else { return [] }
+        let (clients, number) = state.update { state -> ([Client], Int) in
+            guard state.generation == generation else { return ([], 0) }
             state.lastValue = value
-            return state.clients.sorted { $0.key < $1.key }.map(\.value)
+            state.valueNumber += 1
+            return (state.clients.sorted { $0.key < $1.key }.map(\.value), state.valueNumber)
         }
-        for client in clients { client.onChange(value) }
+        for client in clients where takeDelivery(of: number, to: client) {
+            client.onChange(value)
+        }
+    }
+
+    /// Whether the value of this number is newer than what the client was given (and then
+    /// records that it is given).
+    private func takeDelivery(of number: Int, to client: Client) -> Bool {
+        state.update { _ in
+            guard client.deliveredNumber < number else { return false }
+            client.deliveredNumber = number
+            return true
+        }
     }
 
     private func fail(_ error: any Error, generation: Int) {
@@ -178,6 +206,7 @@ public final class SharedValueObservation<Element: Sendable>: @unchecked Sendabl
             state.clients = [:]
             state.cancellable = nil
             state.lastValue = nil
+            state.valueNumber = 0
             state.generation += 1
             return clients
         }
@@ -191,6 +220,7 @@ public final class SharedValueObservation<Element: Sendable>: @unchecked Sendabl
             defer {
                 state.cancellable = nil
                 state.lastValue = nil
+                state.valueNumber = 0
                 state.generation += 1
             }
             return state.cancellable

@@ -32,10 +32,22 @@ extension ValueObservationMainActorScheduler {
     }
 }
 
-/// Runs `action` on the main actor: at once when the caller is on the main thread, later
-/// otherwise.
+/// Marks the main queue, which runs the main actor's jobs (on Linux, the thread that drains it
+/// is not always the process's first thread).
+private let mainQueueKey: DispatchSpecificKey<Bool> = {
+    let key = DispatchSpecificKey<Bool>()
+    DispatchQueue.main.setSpecific(key: key, value: true)
+    return key
+}()
+
+/// Whether the caller runs on the main queue, hence on the main actor.
+func isOnMainQueue() -> Bool {
+    DispatchQueue.getSpecific(key: mainQueueKey) == true
+}
+
+/// Runs `action` on the main actor: at once when the caller is on it, later otherwise.
 private func runOnMainActor(_ action: @escaping @MainActor () -> Void) {
-    if Thread.isMainThread {
+    if isOnMainQueue() {
         MainActor.assumeIsolated { action() }
     } else {
         let action = UncheckedSendable(action)

@@ -31,6 +31,8 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
     private struct State {
         var isCancelled = false
         var writer: (any DatabaseWriter)?
+        /// The pool whose readers fetch, for a constant region on a pool.
+        var readerPool: DatabasePool?
         /// Reader fetches (pool, constant region): one in flight at most.
         var isFetching = false
         var needsFetch = false
@@ -43,8 +45,8 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
     /// Used on the writer only.
     private var region = DatabaseRegion()
     private var isModified = false
-    /// The pool whose readers fetch, for a constant region on a pool.
-    private var readerPool: DatabasePool?
+    /// Whether fetches after changes run in the readers of a pool.
+    private var fetchesInReaders = false
     /// The writer's last `PRAGMA data_version`, when the observation polls for external changes.
     private var dataVersion: Int?
 
@@ -76,10 +78,15 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
             startWithoutWriter(reader, immediate: immediate)
             return
         }
-        state.update { $0.writer = writer }
+        var readerPool: DatabasePool?
         if case .nonConstantRegionRecordedFromSelection = trackingMode {
         } else if !requiresWriteAccess, let pool = writer as? DatabasePool {
             readerPool = pool
+        }
+        fetchesInReaders = readerPool != nil
+        state.update { state in
+            state.writer = writer
+            state.readerPool = readerPool
         }
         if immediate {
             // The initial value is reduced in the writer access too, so that it is the first.
@@ -219,16 +226,16 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
     /// In a reader of the pool: one fetch at a time; a change that happens meanwhile makes
     /// another fetch when this one is done.
     private func fetchInReader() {
-        let starts = state.update { state -> Bool in
-            if state.isCancelled { return false }
+        let pool = state.update { state -> DatabasePool? in
+            if state.isCancelled { return nil }
             if state.isFetching {
                 state.needsFetch = true
-                return false
+                return nil
             }
             state.isFetching = true
-            return true
+            return state.readerPool
         }
-        guard starts, let pool = readerPool else { return }
+        guard let pool else { return }
         pool.asyncRead { dbResult in
             do {
                 let db = try dbResult.get()
@@ -285,13 +292,13 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
             state.isCancelled = true
             state.pollingTimer?.cancel()
             state.pollingTimer = nil
+            state.readerPool = nil
             defer { state.writer = nil }
             return .some(state.writer)
         }
         guard let writer else { return false }
         writer?.asyncWriteWithoutTransaction { db in
             db.remove(transactionObserver: self)
-            self.readerPool = nil
         }
         return true
     }
@@ -324,7 +331,7 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
     private func refresh(_ db: Database) {
         if isCancelled { return }
         events.databaseDidChange?()
-        if readerPool != nil {
+        if fetchesInReaders {
             fetchInReader()
             return
         }

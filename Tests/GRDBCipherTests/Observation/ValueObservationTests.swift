@@ -105,6 +105,78 @@ struct ValueObservationTests {
         }
     }
 
+    @MainActor
+    @Test func defaultSchedulingIsTheMainActorAsynchronously() async throws {
+        let test = try TestDatabase()
+        try await test.dbQueue.write { db in try db.execute(sql: schema) }
+        var received: [Int] = []
+        var onMainThread = true
+        let cancellable = ValueObservation.tracking(counterValue).start(in: test.dbQueue) { error in
+            Issue.record("unexpected \(error)")
+        } onChange: { value in
+            onMainThread = onMainThread && isOnMainQueue()
+            received.append(value)
+        }
+        // Asynchronous: nothing yet.
+        #expect(received.isEmpty)
+        let deadline = Date().addingTimeInterval(10)
+        while received.count < 1, Date() < deadline { try await Task.sleep(nanoseconds: 1_000_000) }
+        try await test.dbQueue.write { db in try db.execute(sql: "UPDATE counter SET value = 5") }
+        while received.count < 2, Date() < deadline { try await Task.sleep(nanoseconds: 1_000_000) }
+        #expect(received == [0, 5])
+        #expect(onMainThread)
+        cancellable.cancel()
+    }
+
+    @Test func taskSchedulerKeepsTheOrder() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in try db.execute(sql: schema) }
+        for scheduler in [TaskValueObservationScheduler.task, .task(priority: .low)] {
+            try test.dbQueue.write { db in try db.execute(sql: "UPDATE counter SET value = 0") }
+            let recorder = Recorder<Int>()
+            let cancellable = ValueObservation.tracking(counterValue)
+                .start(in: test.dbQueue, scheduling: scheduler, onError: recorder.onError, onChange: recorder.onChange)
+            recorder.wait { $0.count == 1 }
+            for _ in 0..<100 { try increment(test.dbQueue) }
+            let values = recorder.wait { $0.last == 100 }
+            // One fetch per commit on a queue: every value, in order.
+            #expect(values == Array(0...100))
+            cancellable.cancel()
+        }
+    }
+
+    @Test func bufferingPolicyOfTheAsyncSequence() async throws {
+        /// Runs each action at once, and counts them: the values are in the stream's buffer
+        /// when `delivered` is incremented.
+        final class CountingScheduler: ValueObservationScheduler {
+            let delivered = LockedValue(0)
+            func immediateInitialValue() -> Bool { false }
+            func schedule(_ action: @escaping @Sendable () -> Void) {
+                action()
+                delivered.update { $0 += 1 }
+            }
+        }
+        let test = try TestDatabase()
+        try await test.dbQueue.write { db in try db.execute(sql: schema) }
+        for (policy, expected) in [
+            (AsyncValueObservation<Int>.BufferingPolicy.bufferingNewest(1), [0, 5]),
+            (.bufferingOldest(2), [0, 1, 2]),
+            (.unbounded, [0, 1, 2, 3, 4, 5]),
+        ] {
+            try await test.dbQueue.write { db in try db.execute(sql: "UPDATE counter SET value = 0") }
+            let scheduler = CountingScheduler()
+            var iterator = ValueObservation.tracking(counterValue)
+                .values(in: test.dbQueue, scheduling: scheduler, bufferingPolicy: policy)
+                .makeAsyncIterator()
+            var received = [try await iterator.next()!]
+            for _ in 0..<5 { try increment(test.dbQueue) }
+            let deadline = Date().addingTimeInterval(10)
+            while scheduler.delivered.read() < 6, Date() < deadline { try await Task.sleep(nanoseconds: 1_000_000) }
+            for _ in 1..<expected.count { received.append(try await iterator.next()!) }
+            #expect(received == expected, "\(policy)")
+        }
+    }
+
     @Test func valuesNeverGoBackInTimeAndTheLastCommitIsSeen() throws {
         for (name, writer, _) in try makeWriters() {
             for observation in [ValueObservation.tracking(counterValue), ValueObservation.trackingConstantRegion(counterValue)] {
@@ -566,6 +638,44 @@ struct SharedValueObservationTests {
         #expect(third.wait { $0.count == 1 } == [7])
         #expect(fetches.read() == 3)
         c3.cancel()
+    }
+
+    @Test func aJoiningClientNeverGetsAnOlderValueAfterANewerOne() throws {
+        /// Holds the actions until the test runs them.
+        final class ManualScheduler: ValueObservationScheduler {
+            let actions = LockedValue<[@Sendable () -> Void]>([])
+            func immediateInitialValue() -> Bool { false }
+            func schedule(_ action: @escaping @Sendable () -> Void) { actions.update { $0.append(action) } }
+            func waitForActions(_ count: Int) {
+                let deadline = Date().addingTimeInterval(10)
+                while actions.read().count < count, Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
+            }
+            func runAll() {
+                for action in actions.update({ actions in defer { actions = [] }; return actions }) { action() }
+            }
+        }
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in try db.execute(sql: schema) }
+        let scheduler = ManualScheduler()
+        let shared = ValueObservation.tracking { db in try Int.fetchOne(db, sql: "SELECT value FROM counter")! }
+            .shared(in: test.dbQueue, scheduling: scheduler)
+        let first = Recorder<Int>()
+        let c1 = shared.start(onError: first.onError, onChange: first.onChange)
+        scheduler.waitForActions(1)
+        scheduler.runAll()
+        #expect(first.values.read() == [0])
+        // A new value is on its way when the second client joins: the latest value given to
+        // the joining client (0) is scheduled after the newer one (3).
+        try test.dbQueue.write { db in try db.execute(sql: "UPDATE counter SET value = 3") }
+        scheduler.waitForActions(1)
+        let second = Recorder<Int>()
+        let c2 = shared.start(onError: second.onError, onChange: second.onChange)
+        scheduler.waitForActions(2)
+        scheduler.runAll()
+        #expect(first.values.read() == [0, 3])
+        #expect(second.values.read() == [3])
+        c1.cancel()
+        c2.cancel()
     }
 
     @Test func observationLifetimeKeepsObserving() throws {
