@@ -236,11 +236,14 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
             return state.readerPool
         }
         guard let pool else { return }
-        pool.asyncRead { dbResult in
+        pool.asyncUnsafeRead { dbResult in
             do {
                 let db = try dbResult.get()
                 self.events.willFetch?()
-                self.reduceAndNotify(try self.fetcher.fetch(db))
+                // The read starts after the commit that asked for it: its first query sees
+                // that commit, or a later one, without a query to fix the snapshot first.
+                let fetched = try db.isolated(snapshotNow: false) { try self.fetcher.fetch(db) }
+                self.reduceAndNotify(fetched)
             } catch {
                 self.fail(error)
             }
