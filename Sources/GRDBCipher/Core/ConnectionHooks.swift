@@ -435,8 +435,11 @@ final class ConnectionHooks {
             entry.ignoresChangesUntilTransactionEnd = false
         }
         guard notified.contains(where: { $0.extent == .nextTransaction || $0.observer == nil }) else { return }
-        let ended = Set(notified.filter { $0.extent == .nextTransaction }.map { ObjectIdentifier($0) })
-        entries.removeAll { ended.contains(ObjectIdentifier($0)) || $0.observer == nil }
+        let ended = notified.filter { $0.extent == .nextTransaction }
+        // Invalidated, so that an outer notification loop (a transaction run from a
+        // `databaseDidCommit`, such as an observation's fetch in a savepoint) skips them.
+        for entry in ended { entry.invalidate() }
+        entries.removeAll { $0.observer == nil }
     }
 
     // MARK: - notifyChanges(in:)

@@ -80,6 +80,8 @@ public final class SharedValueObservation<Element: Sendable>: @unchecked Sendabl
         /// The number of the last value the client was given (guarded by the state's lock):
         /// a latest value given to a new client never comes after a newer one.
         var deliveredNumber = 0
+        /// False once the client cancelled or got the error (guarded by the state's lock).
+        var isActive = true
 
         init(onError: @escaping @Sendable (any Error) -> Void, onChange: @escaping @Sendable (Element) -> Void) {
             self.onError = onError
@@ -158,8 +160,10 @@ public final class SharedValueObservation<Element: Sendable>: @unchecked Sendabl
                 scheduler.schedule(replay)
             }
         }
-        return AnyDatabaseCancellable { [weak self] in
-            self?.removeClient(id)
+        // The client keeps the shared observation alive until it cancels: an observation
+        // whose clients are all gone is the one that stops.
+        return AnyDatabaseCancellable { [self] in
+            removeClient(id)
         }
     }
 
@@ -192,7 +196,7 @@ public final class SharedValueObservation<Element: Sendable>: @unchecked Sendabl
     /// records that it is given).
     private func takeDelivery(of number: Int, to client: Client) -> Bool {
         state.update { _ in
-            guard client.deliveredNumber < number else { return false }
+            guard client.isActive, client.deliveredNumber < number else { return false }
             client.deliveredNumber = number
             return true
         }
@@ -203,6 +207,7 @@ public final class SharedValueObservation<Element: Sendable>: @unchecked Sendabl
         let clients = state.update { state -> [Client] in
             guard state.generation == generation else { return [] }
             let clients = state.clients.sorted { $0.key < $1.key }.map(\.value)
+            for client in clients { client.isActive = false }
             state.clients = [:]
             state.cancellable = nil
             state.lastValue = nil
@@ -215,7 +220,8 @@ public final class SharedValueObservation<Element: Sendable>: @unchecked Sendabl
 
     private func removeClient(_ id: Int) {
         let cancellable = state.update { state -> AnyDatabaseCancellable? in
-            guard state.clients.removeValue(forKey: id) != nil else { return nil }
+            guard let client = state.clients.removeValue(forKey: id) else { return nil }
+            client.isActive = false
             guard state.clients.isEmpty, extent == .whileObserved else { return nil }
             defer {
                 state.cancellable = nil

@@ -49,6 +49,9 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
     private var fetchesInReaders = false
     /// The writer's last `PRAGMA data_version`, when the observation polls for external changes.
     private var dataVersion: Int?
+    /// The observation started inside a transaction: its first value may show changes that a
+    /// rollback undoes, and then a fresh value is fetched.
+    private var startedInsideTransaction = false
 
     init(
         observation: ValueObservation<Reducer>,
@@ -122,6 +125,7 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
                 let fetched = try reader.unsafeReentrantRead { db in try fetcher.fetch(db) }
                 if let value = try reducer._value(fetched) { onChange(value) }
             } catch {
+                stop()
                 events.didFail?(error)
                 onError(error)
             }
@@ -142,6 +146,12 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
     /// Nil when the observation was cancelled meanwhile.
     private func startObserving(_ db: Database) throws -> Reducer.Fetcher.Value? {
         if isCancelled { return nil }
+        // Before the fetch: an external commit that lands after it makes one more fetch at the
+        // next poll, instead of being missed.
+        if externalChangesInterval != nil {
+            dataVersion = try Int.fetchOne(db, sql: "PRAGMA data_version")
+        }
+        startedInsideTransaction = db.isInsideTransaction
         let fetched: Reducer.Fetcher.Value
         switch trackingMode {
         case let .constantRegion(regions):
@@ -159,7 +169,6 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
         events.willTrackRegion?(region)
         db.add(transactionObserver: self, extent: .observerLifetime)
         if let externalChangesInterval {
-            dataVersion = try Int.fetchOne(db, sql: "PRAGMA data_version")
             startPolling(every: externalChangesInterval)
         }
         return fetched
@@ -169,10 +178,14 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
 
     private func startPolling(every interval: TimeInterval) {
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
-        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(Int(interval * 100)))
+        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(Int(min(interval, 60) * 100)))
         timer.setEventHandler { [weak self] in self?.poll() }
-        state.update { $0.pollingTimer = timer }
-        timer.resume()
+        let stored = state.update { state -> Bool in
+            if state.isCancelled { return false }
+            state.pollingTimer = timer
+            return true
+        }
+        if stored { timer.resume() }
     }
 
     /// Asks the writer whether another connection committed; one check at a time.
@@ -186,14 +199,19 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
         writer.asyncWriteWithoutTransaction { db in
             defer { self.state.update { $0.isPolling = false } }
             if self.isCancelled { return }
+            let version: Int?
             do {
-                let version = try Int.fetchOne(db, sql: "PRAGMA data_version")
-                if version != self.dataVersion {
-                    self.dataVersion = version
-                    self.refresh(db)
-                }
+                version = try Int.fetchOne(db, sql: "PRAGMA data_version")
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+                // Another process holds the file: check again at the next tick.
+                return
             } catch {
                 self.fail(error)
+                return
+            }
+            if version != self.dataVersion {
+                self.dataVersion = version
+                self.refresh(db)
             }
         }
     }
@@ -325,6 +343,7 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
     }
 
     func databaseDidCommit(_ db: Database) {
+        startedInsideTransaction = false
         guard isModified else { return }
         isModified = false
         refresh(db)
@@ -352,5 +371,9 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
 
     func databaseDidRollback(_ db: Database) {
         isModified = false
+        if startedInsideTransaction {
+            startedInsideTransaction = false
+            refresh(db)
+        }
     }
 }

@@ -30,6 +30,18 @@ final class Recorder<Value: Sendable>: Sendable {
         return values.read()
     }
 
+    /// Waits without blocking a thread of the cooperative pool (for values delivered by tasks).
+    @discardableResult
+    func waitAsync(until condition: ([Value]) -> Bool) async throws -> [Value] {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            let values = values.read()
+            if condition(values) { return values }
+            try await Task.sleep(nanoseconds: 1_000_000)
+        }
+        return values.read()
+    }
+
     func waitForErrors(_ count: Int) -> [any Error] {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline, errors.read().count < count {
@@ -128,17 +140,18 @@ struct ValueObservationTests {
         cancellable.cancel()
     }
 
-    @Test func taskSchedulerKeepsTheOrder() throws {
+    @Test func taskSchedulerKeepsTheOrder() async throws {
         let test = try TestDatabase()
-        try test.dbQueue.write { db in try db.execute(sql: schema) }
+        try await test.dbQueue.write { db in try db.execute(sql: schema) }
         for scheduler in [TaskValueObservationScheduler.task, .task(priority: .low)] {
-            try test.dbQueue.write { db in try db.execute(sql: "UPDATE counter SET value = 0") }
+            try await test.dbQueue.write { db in try db.execute(sql: "UPDATE counter SET value = 0") }
             let recorder = Recorder<Int>()
             let cancellable = ValueObservation.tracking(counterValue)
                 .start(in: test.dbQueue, scheduling: scheduler, onError: recorder.onError, onChange: recorder.onChange)
-            recorder.wait { $0.count == 1 }
+            // The values come in tasks: wait without holding a thread of the cooperative pool.
+            try await recorder.waitAsync { $0.count == 1 }
             for _ in 0..<100 { try increment(test.dbQueue) }
-            let values = recorder.wait { $0.last == 100 }
+            let values = try await recorder.waitAsync { $0.last == 100 }
             // One fetch per commit on a queue: every value, in order.
             #expect(values == Array(0...100))
             cancellable.cancel()
@@ -175,6 +188,55 @@ struct ValueObservationTests {
             for _ in 1..<expected.count { received.append(try await iterator.next()!) }
             #expect(received == expected, "\(policy)")
         }
+    }
+
+    @MainActor
+    @Test func anImmediateStartInsideARolledBackTransactionFetchesAgain() async throws {
+        struct Abort: Error {}
+        let test = try TestDatabase()
+        var received: [Int] = []
+        // Synchronous accesses, in a synchronous function.
+        func startInsideATransactionThatRollsBack() throws -> AnyDatabaseCancellable? {
+            try test.dbQueue.write { db in try db.execute(sql: schema) }
+            var cancellable: AnyDatabaseCancellable?
+            do {
+                try test.dbQueue.write { db in
+                    try db.execute(sql: "UPDATE counter SET value = 9")
+                    cancellable = ValueObservation.tracking(counterValue).start(in: test.dbQueue, scheduling: .immediate) { error in
+                        Issue.record("unexpected \(error)")
+                    } onChange: { value in
+                        received.append(value)
+                    }
+                    throw Abort()
+                }
+            } catch is Abort {}
+            return cancellable
+        }
+        let cancellable = try startInsideATransactionThatRollsBack()
+        #expect(received == [9])
+        // The first value showed the change that the rollback undid: a fresh value follows.
+        let deadline = Date().addingTimeInterval(10)
+        while received.count < 2, Date() < deadline { try await Task.sleep(nanoseconds: 1_000_000) }
+        #expect(received == [9, 0])
+        cancellable?.cancel()
+    }
+
+    @Test func aFetchInASavepointDoesNotRepeatAfterNextTransaction() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in try db.execute(sql: schema) }
+        var observation = ValueObservation.tracking(counterValue)
+        observation.requiresWriteAccess = true
+        let recorder = Recorder<Int>()
+        let cancellable = observation.start(in: test.dbQueue, scheduling: .async(onQueue: queue), onError: recorder.onError, onChange: recorder.onChange)
+        recorder.wait { $0.count == 1 }
+        let commits = LockedValue(0)
+        try test.dbQueue.write { db in
+            db.afterNextTransaction { _ in commits.update { $0 += 1 } }
+            try db.execute(sql: "UPDATE counter SET value = 4")
+        }
+        #expect(recorder.wait { $0.count == 2 } == [0, 4])
+        #expect(commits.read() == 1)
+        cancellable.cancel()
     }
 
     @Test func valuesNeverGoBackInTimeAndTheLastCommitIsSeen() throws {
@@ -605,6 +667,20 @@ private func waitUntilNoObserver(_ writer: some DatabaseWriter) async throws {
     #expect(!remains)
 }
 
+/// Holds the actions until the test runs them.
+final class ManualScheduler: ValueObservationScheduler {
+    let actions = LockedValue<[@Sendable () -> Void]>([])
+    func immediateInitialValue() -> Bool { false }
+    func schedule(_ action: @escaping @Sendable () -> Void) { actions.update { $0.append(action) } }
+    func waitForActions(_ count: Int) {
+        let deadline = Date().addingTimeInterval(10)
+        while actions.read().count < count, Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
+    }
+    func runAll() {
+        for action in actions.update({ actions in defer { actions = [] }; return actions }) { action() }
+    }
+}
+
 @Suite("SharedValueObservation")
 struct SharedValueObservationTests {
     private let queue = DispatchQueue(label: "SharedValueObservationTests")
@@ -641,19 +717,6 @@ struct SharedValueObservationTests {
     }
 
     @Test func aJoiningClientNeverGetsAnOlderValueAfterANewerOne() throws {
-        /// Holds the actions until the test runs them.
-        final class ManualScheduler: ValueObservationScheduler {
-            let actions = LockedValue<[@Sendable () -> Void]>([])
-            func immediateInitialValue() -> Bool { false }
-            func schedule(_ action: @escaping @Sendable () -> Void) { actions.update { $0.append(action) } }
-            func waitForActions(_ count: Int) {
-                let deadline = Date().addingTimeInterval(10)
-                while actions.read().count < count, Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
-            }
-            func runAll() {
-                for action in actions.update({ actions in defer { actions = [] }; return actions }) { action() }
-            }
-        }
         let test = try TestDatabase()
         try test.dbQueue.write { db in try db.execute(sql: schema) }
         let scheduler = ManualScheduler()
@@ -676,6 +739,45 @@ struct SharedValueObservationTests {
         #expect(second.values.read() == [3])
         c1.cancel()
         c2.cancel()
+    }
+
+    @Test func aClientThatCancelsGetsNothingMore() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in try db.execute(sql: schema) }
+        let scheduler = ManualScheduler()
+        let shared = ValueObservation.tracking { db in try Int.fetchOne(db, sql: "SELECT value FROM counter")! }
+            .shared(in: test.dbQueue, scheduling: scheduler)
+        let first = Recorder<Int>()
+        let c1 = shared.start(onError: first.onError, onChange: first.onChange)
+        scheduler.waitForActions(1)
+        scheduler.runAll()
+        // The second client joins (its latest value is scheduled), then cancels at once.
+        let second = Recorder<Int>()
+        let c2 = shared.start(onError: second.onError, onChange: second.onChange)
+        c2.cancel()
+        scheduler.runAll()
+        #expect(second.values.read().isEmpty)
+        #expect(first.values.read() == [0])
+        c1.cancel()
+    }
+
+    @Test func clientsKeepTheSharedObservationAlive() async throws {
+        let test = try TestDatabase()
+        try await test.dbQueue.write { db in try db.execute(sql: schema) }
+        var received: [Int] = []
+        // Nothing but the iteration holds the shared observation.
+        for try await value in ValueObservation.tracking({ db in try Int.fetchOne(db, sql: "SELECT value FROM counter")! })
+            .shared(in: test.dbQueue, scheduling: .task)
+            .values()
+        {
+            received.append(value)
+            if value == 0 {
+                try await test.dbQueue.write { db in try db.execute(sql: "UPDATE counter SET value = 2") }
+            } else {
+                break
+            }
+        }
+        #expect(received == [0, 2])
     }
 
     @Test func observationLifetimeKeepsObserving() throws {
