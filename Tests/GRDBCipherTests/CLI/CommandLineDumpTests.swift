@@ -52,6 +52,73 @@ struct CommandLineDumpTests {
         }
     }
 
+    /// Unusual schemas and values survive the round trip: quoted names, generated columns,
+    /// WITHOUT ROWID, an FTS5 table (declared through writable_schema, as sqlite3 does),
+    /// sqlite_stat1, text that is not UTF-8, extreme reals and integers.
+    @Test(.enabled(if: sqlcipherShell != nil))
+    func roundTripOfUnusualContent() throws {
+        let directory = try TemporaryDirectory()
+        let source = directory.path("source.db")
+        var config = Configuration()
+        config.prepareDatabase { db in try db.usePassphrase("dump round trip") }
+        let dbQueue = try DatabaseQueue(path: source, configuration: config)
+        try dbQueue.write { db in
+            try db.execute(sql: #"""
+                CREATE VIRTUAL TABLE note USING fts5(title, body);
+                INSERT INTO note VALUES ('groceries', 'apples and pears'), ('todo', 'call the plumber');
+                CREATE TABLE "odd 'name' ""t""" ("a b" TEXT, size AS (length("a b")) STORED, raw BLOB);
+                INSERT INTO "odd 'name' ""t""" ("a b", raw) VALUES ('two
+                lines', X'FFFE00'), (CAST(X'C328' AS TEXT), NULL);
+                CREATE TABLE pair (k TEXT PRIMARY KEY, v ANY) STRICT, WITHOUT ROWID;
+                INSERT INTO pair VALUES ('sum', 0.1 + 0.2), ('inf', 9e999), ('-inf', -9e999), ('max', 9223372036854775807),
+                  ('min', -9223372036854775808), ('empty', ''), ('null', NULL), ('select', 'keyword');
+                CREATE INDEX pair_on_v ON pair(v);
+                ANALYZE;
+                PRAGMA user_version = 7;
+                """#)
+        }
+        // The text as the command wrote it, bytes that are not UTF-8 included.
+        let dumpFile = directory.path("dump.sql")
+        let run = try grdbcipher(["dump", source, "--output", dumpFile, "--passphrase-env", "DUMP_KEY"], in: directory, environment: ["DUMP_KEY": "dump round trip"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: dumpFile))
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.contains("PRAGMA writable_schema=ON;\n"))
+        #expect(text.contains("ANALYZE sqlite_schema;\n"))
+        #expect(text.contains("INSERT INTO pair VALUES('sum',3.00000000000000044e-01);\n"))
+        #expect(bytes.range(of: Data([0x27, 0xC3, 0x28, 0x27])) != nil) // 'Ã(' as it is stored
+
+        let copy = directory.path("loaded.db")
+        let load = Process()
+        load.executableURL = URL(fileURLWithPath: sqlcipherShell!)
+        load.arguments = ["-bail", copy]
+        let input = Pipe()
+        load.standardInput = input
+        load.standardOutput = FileHandle.nullDevice
+        try load.run()
+        input.fileHandleForWriting.write(bytes)
+        try input.fileHandleForWriting.close()
+        load.waitUntilExit()
+        #expect(load.terminationStatus == 0)
+
+        let loaded = try DatabaseQueue(path: copy)
+        func content(_ reader: some DatabaseReader) throws -> String {
+            let output = DumpOutput()
+            try reader.dumpContent(format: .quote(), to: output)
+            try reader.dumpSQL(#"""
+                SELECT hex("a b"), size FROM "odd 'name' ""t""" ORDER BY rowid;
+                SELECT rowid, * FROM note WHERE note MATCH 'plumber';
+                SELECT * FROM sqlite_stat1 ORDER BY tbl, idx;
+                PRAGMA user_version;
+                """#, to: output)
+            return output.text
+        }
+        let expected = try content(dbQueue)
+        #expect(try content(loaded) == expected)
+        #expect(expected.contains("2|todo|call the plumber"))
+        #expect(expected.contains("C328|2"))
+    }
+
     /// Content formats print GRDB's dump formats; TABLE arguments choose the tables.
     @Test func formats() throws {
         let directory = try TemporaryDirectory()
