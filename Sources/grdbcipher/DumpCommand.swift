@@ -14,8 +14,9 @@ struct DumpCommand: ParsableCommand {
             dump methods do (json, line, list, quote, debug): the schema and every table, or \
             the given tables.
 
-            A dump is plaintext: it goes to standard output, or to --output OUTPUT (created \
-            with mode 0600, refused if it exists unless --force). The file is checked first \
+            A dump is plaintext: it goes to standard output, or to --output OUTPUT (mode 0600, \
+            refused if it exists unless --force; written beside, then renamed into place once \
+            complete). The file is checked first \
             (PRAGMA quick_check): a damaged file prints nothing and exits with status 4.
 
             Examples:
@@ -41,6 +42,7 @@ struct DumpCommand: ParsableCommand {
         try Paths.requireInput(file)
         if let output {
             try Paths.requireOutput(output, besides: file, force: force)
+            Paths.removeStaleTemporaries(besides: output)
         }
         let database = try InputDatabase.resolve(path: file, keyOptions: keyOptions, cipherOptions: cipherOptions)
         let dbQueue = try database.open(readonly: true)
@@ -94,53 +96,84 @@ struct DumpCommand: ParsableCommand {
         }
     }
 
-    /// Standard output, or the --output file: created with O_EXCL and mode 0600, removed if
-    /// the dump fails.
+    /// Standard output, or the --output file. The file is written as a temporary file beside
+    /// it (`.OUTPUT.grdbcipher-dump-PID-RANDOM`, created with O_EXCL and mode 0600, locked
+    /// while it is written, as the other commands' temporary files), synced, then put in place:
+    /// renamed over OUTPUT with --force, linked to OUTPUT otherwise (which fails if OUTPUT
+    /// appeared meanwhile). A failed dump removes it: OUTPUT is either complete, or as it was.
     private struct Destination {
         let output: BufferedOutput
         let path: String?
+        let force: Bool
+        let temporaryPath: String?
         let fileDescriptor: Int32?
 
         init(_ path: String?, force: Bool) throws {
+            self.force = force
             guard let path else {
                 output = BufferedOutput()
                 self.path = nil
+                temporaryPath = nil
                 fileDescriptor = nil
                 return
             }
-            if force {
-                unlink(path)
+            let url = URL(fileURLWithPath: path).standardizedFileURL
+            let prefix = url.deletingLastPathComponent().path + "/." + url.lastPathComponent + ".grdbcipher-dump-\(getpid())-"
+            var created: (path: String, fd: Int32)?
+            for _ in 0..<8 where created == nil {
+                let candidate = prefix + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+                let fd = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+                if fd >= 0 {
+                    created = (candidate, fd)
+                } else if errno != EEXIST {
+                    throw CLIFailure(.failure, "cannot write \(path): \(String(cString: strerror(errno)).lowercased())")
+                }
             }
-            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard fd >= 0 else {
-                let reason = errno == EEXIST ? "file exists (use --force to replace it)" : String(cString: strerror(errno)).lowercased()
-                throw CLIFailure(.failure, "cannot write \(path): \(reason)")
+            guard let created else {
+                throw CLIFailure(.failure, "cannot create a temporary file beside \(path)")
             }
-            fchmod(fd, 0o600)
-            output = BufferedOutput(fileDescriptor: fd)
+            // Whatever the umask; and the lock tells other runs that the file is in use.
+            fchmod(created.fd, 0o600)
+            flock(created.fd, LOCK_EX | LOCK_NB)
+            output = BufferedOutput(fileDescriptor: created.fd)
             self.path = path
-            fileDescriptor = fd
+            temporaryPath = created.path
+            fileDescriptor = created.fd
         }
 
-        /// Flushes, and for a file, syncs and closes it. Fails if a write failed.
+        /// Flushes; for a file, syncs it and puts it in place. Fails if a write failed.
         func finish() throws {
             output.flush()
-            if let fileDescriptor, let path {
-                if let error = output.writeError {
-                    abandon()
-                    throw CLIFailure(.failure, "cannot write \(path): \(String(cString: strerror(error)).lowercased())")
-                }
-                fsync(fileDescriptor)
-                close(fileDescriptor)
+            guard let path, let temporaryPath, let fileDescriptor else { return }
+            if let error = output.writeError {
+                abandon()
+                throw CLIFailure(.failure, "cannot write \(path): \(String(cString: strerror(error)).lowercased())")
             }
+            fsync(fileDescriptor)
+            if force {
+                guard rename(temporaryPath, path) == 0 else {
+                    let reason = String(cString: strerror(errno)).lowercased()
+                    abandon()
+                    throw CLIFailure(.failure, "cannot write \(path): \(reason)")
+                }
+            } else {
+                guard link(temporaryPath, path) == 0 else {
+                    let exists = errno == EEXIST
+                    let reason = String(cString: strerror(errno)).lowercased()
+                    abandon()
+                    throw CLIFailure(.failure, exists ? "the output file exists: \(path) (use --force to replace it)" : "cannot write \(path): \(reason)")
+                }
+                unlink(temporaryPath)
+            }
+            close(fileDescriptor)
         }
 
-        /// Flushes what standard output holds; removes a partial file.
+        /// Flushes what standard output holds; removes the temporary file.
         func abandon() {
             output.flush()
-            if let fileDescriptor, let path {
+            if let temporaryPath, let fileDescriptor {
+                unlink(temporaryPath)
                 close(fileDescriptor)
-                unlink(path)
             }
         }
     }

@@ -253,10 +253,23 @@ struct CommandLineDumpTests {
         let same = try grdbcipher(["dump", file, "--output", file, "--force"] + key, in: directory)
         #expect(same.status == 2)
 
-        // A failed dump leaves no file.
+        // A failed dump leaves no file, and the file it replaces stays as it was.
         let failed = directory.path("failed.sql")
         let missing = try grdbcipher(["dump", file, "nothing", "--output", failed] + key, in: directory)
         #expect(missing.status == 1)
         #expect(!FileManager.default.fileExists(atPath: failed))
+        let kept = try grdbcipher(["dump", file, "nothing", "--output", output, "--force"] + key, in: directory)
+        #expect(kept.status == 1)
+        #expect(try String(contentsOfFile: output, encoding: .utf8).hasPrefix("1,'apple',1.5,X'00FF10',NULL\n"))
+        let temporaries = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains(".grdbcipher-") }
+        #expect(temporaries.isEmpty, "\(temporaries)")
+
+        // The temporary file of a killed run is removed by the next run.
+        let stale = directory.path(".dump.sql.grdbcipher-dump-99999-stale")
+        try Data("partial".utf8).write(to: URL(fileURLWithPath: stale))
+        let again = try grdbcipher(["dump", file, "--output", output, "--force"] + key, in: directory)
+        #expect(again.status == 0)
+        #expect(!FileManager.default.fileExists(atPath: stale))
+        #expect(again.stderr.contains("removed \(stale), a temporary file left by an interrupted run"))
     }
 }
