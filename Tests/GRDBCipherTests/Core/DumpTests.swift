@@ -221,6 +221,28 @@ struct DumpTests {
             """)
     }
 
+    /// Virtual tables are dumped; their shadow tables are not.
+    @Test func virtualAndShadowTables() throws {
+        let database = try TestDatabase()
+        try database.dbQueue.write { db in
+            try db.execute(sql: """
+                CREATE VIRTUAL TABLE memo USING fts5(body);
+                INSERT INTO memo VALUES ('buy milk'), ('call mom');
+                """)
+        }
+        let output = DumpOutput()
+        try database.dbQueue.dumpContent(to: output)
+        #expect(output.text == """
+            sqlite_master
+            CREATE VIRTUAL TABLE memo USING fts5(body);
+
+            memo
+            buy milk
+            call mom
+
+            """)
+    }
+
     @Test func dumpRequest() throws {
         let database = try makeDatabase()
         struct Hero: TableRecord { }

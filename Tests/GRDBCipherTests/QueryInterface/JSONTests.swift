@@ -269,6 +269,11 @@ struct JSONTests {
             // The index serves the query.
             let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT * FROM player WHERE address ->> 'country' = 'DE'").map { $0["detail"] as String }
             #expect(plan.joined().contains("player_on_country"), "\(plan)")
+            // Through a table alias of the record.
+            let alias = TableAlias<Player>(name: "p")
+            let aliased = Player.aliased(alias).filter(alias.address["country"] == "GB")
+            #expect(try aliased.makePreparedRequest(db).statement.sql == #"SELECT "p".* FROM "player" "p" WHERE ("p"."address" ->> ?) = ?"#)
+            #expect(try aliased.fetchAll(db) == [ada])
             // A Codable value compares with its JSON text.
             #expect(try Player.filter { $0.address == Address(city: "London", country: "GB") }.fetchAll(db) == [ada])
             #expect(try Player.select { $0.address["city"] }.order(\.name).asRequest(of: String.self).fetchAll(db) == ["London", "Berlin"])
