@@ -2,13 +2,13 @@ import ArgumentParser
 import Foundation
 import GRDBCipher
 
-/// `grdbcipher`: inspect, encrypt, decrypt, export, re-key, upgrade, verify and query
+/// `grdbcipher`: inspect, encrypt, decrypt, export, re-key, upgrade, verify, query and dump
 /// SQLCipher database files.
 @main
 struct GRDBCipherCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "grdbcipher",
-        abstract: "Encrypt, decrypt, re-key, upgrade, inspect, verify and query SQLCipher databases.",
+        abstract: "Encrypt, decrypt, re-key, upgrade, inspect, verify, query and dump SQLCipher databases.",
         discussion: """
             Keys are never given on the command line: they are asked on the terminal, or read \
             from an environment variable (--passphrase-env NAME) or a file (--passphrase-file \
@@ -19,7 +19,7 @@ struct GRDBCipherCommand: ParsableCommand {
             """,
         subcommands: [
             InspectCommand.self, EncryptCommand.self, DecryptCommand.self, ExportCommand.self,
-            RekeyCommand.self, UpgradeCommand.self, VerifyCommand.self, QueryCommand.self,
+            RekeyCommand.self, UpgradeCommand.self, VerifyCommand.self, QueryCommand.self, DumpCommand.self,
         ])
 
     /// Runs the command with our exit statuses: usage errors exit with 2 (ArgumentParser's

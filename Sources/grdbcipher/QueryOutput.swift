@@ -1,13 +1,17 @@
 import Foundation
 import GRDBCipher
 
-/// Standard output, written in blocks of 64 KiB: rows go out as they are read, and memory
-/// stays flat whatever the size of the result.
+/// Standard output (or another file), written in blocks of 64 KiB: rows go out as they are
+/// read, and memory stays flat whatever the size of the result.
 final class BufferedOutput {
     private var buffer: [UInt8] = []
     private let capacity = 1 << 16
+    private let fileDescriptor: Int32
+    /// The errno of the first write that failed, if one did: later writes are dropped.
+    private(set) var writeError: Int32?
 
-    init() {
+    init(fileDescriptor: Int32 = STDOUT_FILENO) {
+        self.fileDescriptor = fileDescriptor
         buffer.reserveCapacity(capacity)
     }
 
@@ -16,15 +20,35 @@ final class BufferedOutput {
         if buffer.count >= capacity { flush() }
     }
 
+    /// Writes bytes as they are (text that may not be valid UTF-8).
+    func write(bytes: UnsafeRawBufferPointer) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= capacity { flush() }
+    }
+
     func flush() {
         var offset = 0
-        while offset < buffer.count {
-            let written = buffer.withUnsafeBytes { Foundation.write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
+        while offset < buffer.count && writeError == nil {
+            let written = buffer.withUnsafeBytes { Foundation.write(fileDescriptor, $0.baseAddress! + offset, $0.count - offset) }
             if written < 0 && errno == EINTR { continue }
+            if written < 0 { writeError = errno; break }
             guard written > 0 else { break }
             offset += written
         }
         buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+/// A `TextOutputStream` over a buffered output, for the library's dump methods.
+final class BufferedOutputStream: TextOutputStream {
+    let output: BufferedOutput
+
+    init(_ output: BufferedOutput) {
+        self.output = output
+    }
+
+    func write(_ string: String) {
+        output.write(string)
     }
 }
 

@@ -150,6 +150,10 @@ public struct SQLExpression: SQLSpecificExpressible, Sendable {
         case divide = "/"
         case leftShift = "<<"
         case rightShift = ">>"
+        /// `json -> path`: the JSON representation of a subcomponent (SQLJSONExpressible).
+        case jsonRepresentation = "->"
+        /// `json ->> path`: the SQL value of a subcomponent (SQLJSONExpressible).
+        case jsonValue = "->>"
 
         /// Comparisons carry the collation of a collated operand at their end.
         var isComparison: Bool {

@@ -53,7 +53,7 @@ struct CommandLineDiagnosisTests {
         let before = try Data(contentsOf: URL(fileURLWithPath: file))
         let keyOptions = encrypted ? key : []
 
-        for command in [["query", file, "SELECT COUNT(*) FROM t"], ["verify", file], ["decrypt", file, "plain.db"]] {
+        for command in [["query", file, "SELECT COUNT(*) FROM t"], ["verify", file], ["decrypt", file, "plain.db"], ["dump", file]] {
             let run = try grdbcipher(command + keyOptions, in: directory, environment: environment)
             #expect(run.status == 1, "\(command[0]): \(run.stderr)")
             #expect(run.stderr.hasPrefix("grdbcipher: error: \(file) has an interrupted transaction in \(file)-journal (a hot journal)"), "\(command[0]): \(run.stderr)")
@@ -89,7 +89,7 @@ struct CommandLineDiagnosisTests {
         let v3 = try FixtureManifest.shared.fixtures.first { $0.file == "v3-default.db" }!.copy(into: directory)
         let v4Key = try FixtureManifest.shared.fixtures.first { $0.file == "v4-default.db" }!.keyArguments(in: directory)
         chmod(v4, 0o600)
-        for command in [["inspect", v4], ["verify", v4] + v4Key, ["query", v4, "SELECT 1"] + v4Key] {
+        for command in [["inspect", v4], ["verify", v4] + v4Key, ["query", v4, "SELECT 1"] + v4Key, ["dump", v4] + v4Key] {
             let run = try asNobody(command, in: directory)
             #expect(run.status == 1, "\(command[0]): \(run.stdout) \(run.stderr)")
             #expect(run.stderr == "grdbcipher: error: cannot read \(v4): permission denied\n", "\(command[0])")

@@ -320,7 +320,7 @@ struct CommandLineToolTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: v4)) == original)
 
         // Help on each subcommand, with an example.
-        for command in ["inspect", "encrypt", "decrypt", "export", "rekey", "upgrade", "verify", "query"] {
+        for command in ["inspect", "encrypt", "decrypt", "export", "rekey", "upgrade", "verify", "query", "dump"] {
             let help = try grdbcipher([command, "--help"], in: directory)
             #expect(help.status == 0)
             #expect(help.stdout.contains("grdbcipher \(command) "), "\(command) --help has no example")
