@@ -39,7 +39,14 @@ extension SQLExpressible where Self == Column {
 }
 
 extension Optional: SQLExpressible where Wrapped: SQLExpressible {
-    public var sqlExpression: SQLExpression { self?.sqlExpression ?? SQLExpression(.value(.null)) }
+    public var sqlExpression: SQLExpression {
+        // A switch, not `??`: the query interface's `??` operator (IFNULL) would be chosen,
+        // and ask this very property again.
+        switch self {
+        case .some(let wrapped): return wrapped.sqlExpression
+        case .none: return SQLExpression(.value(.null))
+        }
+    }
 }
 
 extension Optional: SQLSelectable where Wrapped: SQLSpecificExpressible {}
