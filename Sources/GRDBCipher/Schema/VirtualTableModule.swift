@@ -153,6 +153,18 @@ extension Database {
         try create(virtualTable: tableName, options: ifNotExists ? .ifNotExists : [], using: module, body)
     }
 
+    /// Creates a virtual table with a module and its SQL arguments: the form with a boolean
+    /// instead of ``VirtualTableOptions``.
+    ///
+    /// ```swift
+    /// // CREATE VIRTUAL TABLE IF NOT EXISTS "vocabulary" USING spellfix1
+    /// try db.create(virtualTable: "vocabulary", ifNotExists: true, using: "spellfix1")
+    /// ```
+    @_disfavoredOverload
+    public func create(virtualTable name: String, ifNotExists: Bool = false, using module: String) throws {
+        try create(virtualTable: name, options: ifNotExists ? .ifNotExists : [], using: module)
+    }
+
     private static func createVirtualTableSQL(_ name: String, options: VirtualTableOptions) -> String {
         var sql = "CREATE VIRTUAL TABLE "
         if options.contains(.ifNotExists) { sql += "IF NOT EXISTS " }

@@ -74,6 +74,7 @@ struct VirtualTableTests {
             try db.create(virtualTable: "point", using: "rtree(id, minX, maxX)")
             try db.create(virtualTable: "scratch", options: [.temporary, .ifNotExists], using: "fts4")
             try db.create(virtualTable: "scratch", options: [.temporary, .ifNotExists], using: "fts4")
+            try db.create(virtualTable: "point", ifNotExists: true, using: "rtree(id, minX, maxX)")
             #expect(try db.tableExists("point"))
             // Without IF NOT EXISTS, a second creation fails.
             let error = expectDatabaseError(.SQLITE_ERROR) { try db.create(virtualTable: "point", using: "rtree(id, minX, maxX)") }
@@ -84,6 +85,7 @@ struct VirtualTableTests {
             "CREATE VIRTUAL TABLE \"point\" USING rtree(id, minX, maxX)",
             "CREATE VIRTUAL TABLE IF NOT EXISTS temp.\"scratch\" USING fts4",
             "CREATE VIRTUAL TABLE IF NOT EXISTS temp.\"scratch\" USING fts4",
+            "CREATE VIRTUAL TABLE IF NOT EXISTS \"point\" USING rtree(id, minX, maxX)",
             // The failed statements never started (SQLite refused to compile them)
             "CREATE VIRTUAL TABLE \"nothing\" USING nosuchmodule",
         ])
