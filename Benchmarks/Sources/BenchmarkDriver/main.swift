@@ -64,6 +64,8 @@ let workloads: [Workload] = [
     Workload(name: "W5b", label: "W5b same, `Encodable` record", target: 2.5),
     Workload(name: "W6", label: "W6 W4 + a TransactionObserver of the table (baseline: W4 without it)", target: 1.15),
     Workload(name: "W6-other", label: "W6 W4 + a TransactionObserver of another table (baseline: W4 without it)", target: 1.03),
+    Workload(name: "W11-insert", label: "W11 FTS5: index 100,000 short documents, one transaction, reused statement", target: 1.20),
+    Workload(name: "W11-match", label: "W11 FTS5: 1,000 `matching(FTS5Pattern(matchingAllTokensIn:))` queries, records fetched", target: 1.20),
     Workload(name: "OPEN", label: "OPEN open + first query + close, plaintext", target: nil),
     Workload(name: "OPEN-passphrase", label: "OPEN with a passphrase (256,000 PBKDF2 rounds)", target: nil),
     Workload(name: "OPEN-rawkey", label: "OPEN with a raw key", target: nil),

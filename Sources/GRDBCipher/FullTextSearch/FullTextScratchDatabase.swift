@@ -8,6 +8,9 @@ final class FullTextScratchDatabase: Sendable {
     private let dbQueue: Result<DatabaseQueue, DatabaseError>
     /// The names of the `fts3tokenize` tables created so far, by tokenizer.
     private let tables = LockedValue<[String: String]>([:])
+    /// The FTS5 tokenizers created so far, by descriptor components. They belong to the
+    /// private connection, and are only used inside its `inDatabase`.
+    private let fts5Tokenizers = LockedValue<[[String]: FTS5CachedTokenizer]>([:])
 
     private init() {
         do {
@@ -43,7 +46,14 @@ final class FullTextScratchDatabase: Sendable {
     func fts5QueryTokens(_ string: String, tokenizer descriptor: FTS5TokenizerDescriptor) throws -> [String] {
         let dbQueue = try dbQueue.get()
         return try dbQueue.inDatabase { db in
-            let tokenizer = try db.makeTokenizer(descriptor)
+            let key = descriptor.components
+            let tokenizer: any FTS5Tokenizer
+            if let cached = fts5Tokenizers.read({ $0[key] }) {
+                tokenizer = cached.tokenizer
+            } else {
+                tokenizer = try db.makeTokenizer(descriptor)
+                fts5Tokenizers.update { $0[key] = FTS5CachedTokenizer(tokenizer: tokenizer) }
+            }
             return try tokenizer.tokenize(query: string)
                 .filter { !$0.flags.contains(.colocated) }
                 .map(\.token)
@@ -80,4 +90,11 @@ extension FTS3TokenizerDescriptor {
         ([name] + arguments.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" })
             .joined(separator: ", ")
     }
+}
+
+/// A tokenizer of the private database, kept for the next patterns.
+private struct FTS5CachedTokenizer: @unchecked Sendable {
+    // Unchecked: the tokenizer is only used inside `inDatabase` of the connection it
+    // belongs to, one access at a time.
+    let tokenizer: any FTS5Tokenizer
 }
