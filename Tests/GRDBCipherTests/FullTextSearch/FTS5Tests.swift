@@ -237,6 +237,21 @@ struct FTS5Tests {
         }
     }
 
+    @Test func patternsFromManyThreads() {
+        // The builders share one private database: concurrent calls are serialized there.
+        let results = LockedValue<[Int: String]>([:])
+        DispatchQueue.concurrentPerform(iterations: 64) { index in
+            let pattern = FTS5Pattern(matchingAllTokensIn: "Word\(index) OTHER")?.rawPattern
+            let fts3 = FTS3Pattern(matchingAnyTokenIn: "Word\(index)")?.rawPattern
+            results.update { $0[index] = "\(pattern ?? "nil")|\(fts3 ?? "nil")" }
+        }
+        let values = results.read()
+        #expect(values.count == 64)
+        for index in 0..<64 {
+            #expect(values[index] == "word\(index) other|word\(index)")
+        }
+    }
+
     @Test func rawPatterns() throws {
         #expect(try FTS5Pattern(rawPattern: "sqlite AND database").rawPattern == "sqlite AND database")
         #expect(try FTS5Pattern(rawPattern: "NEAR(sqlite database)").rawPattern == "NEAR(sqlite database)")
