@@ -222,6 +222,51 @@ enum Library {
         return time
     }
 
+    /// W11-insert: indexes the documents in one transaction, with one prepared statement,
+    /// in a table created by `create(virtualTable:using:)` (not measured).
+    static func ftsInsert(_ dbQueue: DatabaseQueue) throws -> Double {
+        try dbQueue.write { db in
+            try db.execute(sql: "DROP TABLE IF EXISTS doc")
+            try db.create(virtualTable: "doc", using: FTS5()) { t in
+                t.column("body")
+            }
+        }
+        let documents = (0..<WorkloadData.ftsDocumentCount).map(WorkloadData.ftsDocument)
+        let time = try measure {
+            try dbQueue.write { db in
+                let statement = try db.makeStatement(sql: WorkloadData.ftsInsertSQL)
+                for document in documents {
+                    try statement.execute(arguments: [document])
+                }
+            }
+        }
+        let count = try dbQueue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM doc")! }
+        try verify(count == WorkloadData.ftsDocumentCount, "\(libraryName) FTS insert: \(count) rows")
+        return time
+    }
+
+    /// W11-match: runs the queries through `FTS5Pattern(matchingAllTokensIn:)` and
+    /// `matching(_:)`, and fetches the matching documents as records.
+    static func ftsMatch(_ dbQueue: DatabaseQueue) throws -> Double {
+        let queries = (0..<WorkloadData.ftsQueryCount).map(WorkloadData.ftsQuery)
+        var matches = 0
+        var length = 0
+        let time = try measure {
+            try dbQueue.read { db in
+                for query in queries {
+                    let pattern = FTS5Pattern(matchingAllTokensIn: query)
+                    for document in try FTSDocument.matching(pattern).fetchAll(db) {
+                        length &+= document.body.utf8.count
+                        matches += 1
+                    }
+                }
+            }
+        }
+        blackHole(length)
+        try verify(matches == WorkloadData.ftsExpectedMatches, "\(libraryName) FTS match: \(matches) matches")
+        return time
+    }
+
     #if SQLCIPHER
     /// EXPORT: encrypts a plaintext database into a new file (written beside, verified, renamed).
     static func encrypt(source: String, target: String) throws -> Double {
@@ -252,6 +297,15 @@ enum Library {
                 try ManualRecord(row: i).insert(db)
             }
         }
+    }
+}
+
+/// W11: a document of the full-text table.
+struct FTSDocument: FetchableRecord, TableRecord {
+    static let databaseTableName = "doc"
+    var body: String
+    init(row: Row) {
+        body = row[0]
     }
 }
 

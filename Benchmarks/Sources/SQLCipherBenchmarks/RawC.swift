@@ -138,6 +138,58 @@ enum RawC {
         return time
     }
 
+    /// W11: creates the empty FTS5 table (not measured: setup), after dropping the previous
+    /// run's.
+    static func createFTSTable(_ db: RawConnection) throws {
+        try db.execute("DROP TABLE IF EXISTS doc; \(WorkloadData.ftsCreateSQL)")
+    }
+
+    /// W11-insert: indexes the documents in one transaction, with one prepared statement.
+    static func ftsInsert(_ db: RawConnection) throws -> Double {
+        try createFTSTable(db)
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        let documents = (0..<WorkloadData.ftsDocumentCount).map(WorkloadData.ftsDocument)
+        let time = try measure {
+            try db.execute("BEGIN IMMEDIATE")
+            let statement = try db.prepare(WorkloadData.ftsInsertSQL)
+            for document in documents {
+                sqlite3_bind_text(statement, 1, document, -1, transient)
+                guard sqlite3_step(statement) == SQLITE_DONE else { throw db.error("sqlite3_step") }
+                sqlite3_reset(statement)
+            }
+            sqlite3_finalize(statement)
+            try db.execute("COMMIT")
+        }
+        let count = try db.integers("SELECT COUNT(*) FROM doc")[0]
+        try verify(count == Int64(WorkloadData.ftsDocumentCount), "raw FTS insert: \(count) rows")
+        return time
+    }
+
+    /// W11-match: runs the queries (a pattern made from each, as an application does: the
+    /// words, lowercased), and reads the matching documents.
+    static func ftsMatch(_ db: RawConnection) throws -> Double {
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        let queries = (0..<WorkloadData.ftsQueryCount).map(WorkloadData.ftsQuery)
+        var matches = 0
+        var length = 0
+        let time = try measure {
+            let statement = try db.prepare(WorkloadData.ftsMatchSQL)
+            for query in queries {
+                let pattern = query.lowercased()
+                sqlite3_bind_text(statement, 1, pattern, -1, transient)
+                while sqlite3_step(statement) == SQLITE_ROW {
+                    length &+= Int(sqlite3_column_bytes(statement, 0))
+                    matches += 1
+                }
+                sqlite3_reset(statement)
+            }
+            sqlite3_finalize(statement)
+        }
+        blackHole(length)
+        try verify(matches == WorkloadData.ftsExpectedMatches, "raw FTS match: \(matches) matches")
+        return time
+    }
+
     #if SQLCIPHER
     /// EXPORT: encrypts the plaintext database at `source` into `target` with sqlcipher_export.
     static func encrypt(source: String, target: String, passphrase: String) throws -> Double {

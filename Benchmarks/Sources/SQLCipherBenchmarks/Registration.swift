@@ -92,6 +92,26 @@ func register(_ suite: BenchmarkSuite, directory: String) {
             suite.add(workload, mode, libraryName) { try ObservationWorkloads.latency(try latencyQueue.get(), percentile: percentile, observed: true) }
         }
 
+        // W11: an FTS5 table filled with 100,000 short documents (insert), then queried 1,000
+        // times (match). Each side has its own database; the insert drops and creates the
+        // table before it measures.
+        let rawFTS = Once { try RawConnection(path: path("fts-raw-\(mode).sqlite"), key: rawKey(mode)) }
+        let ftsQueue = Once { try DatabaseQueue(path: path("fts-library-\(mode).sqlite"), configuration: configuration(mode)) }
+        let rawFTSFilled = Once { () throws -> RawConnection in
+            let db = try rawFTS.get()
+            _ = try RawC.ftsInsert(db)
+            return db
+        }
+        let ftsQueueFilled = Once { () throws -> DatabaseQueue in
+            let dbQueue = try ftsQueue.get()
+            _ = try Library.ftsInsert(dbQueue)
+            return dbQueue
+        }
+        suite.add("W11-insert", mode, rawName) { try RawC.ftsInsert(try rawFTS.get()) }
+        suite.add("W11-insert", mode, libraryName) { try Library.ftsInsert(try ftsQueue.get()) }
+        suite.add("W11-match", mode, rawName) { try RawC.ftsMatch(try rawFTSFilled.get()) }
+        suite.add("W11-match", mode, libraryName) { try Library.ftsMatch(try ftsQueueFilled.get()) }
+
         // POOL: the Nth reader of a WAL database. The raw baseline opens a read-only
         // connection without key derivation: plaintext, or encrypted with a raw key (which is
         // what the pool's derived key makes of a passphrase).

@@ -77,6 +77,10 @@ public final class Database {
     /// rollback undid; they are dropped at the next lookup, out of the hook.
     var persistenceStatementsAreStale = false
 
+    /// The `fts5_api` of the connection, once asked for (see `fts5API()`): tokenizers are
+    /// created while another statement runs, where no statement should be compiled.
+    var fts5APIPointer: UnsafeMutableRawPointer?
+
     /// The columns of the last persistence container of each record type.
     var containerTemplates = PersistenceContainerTemplates()
 

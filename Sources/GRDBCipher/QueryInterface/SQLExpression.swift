@@ -39,7 +39,14 @@ extension SQLExpressible where Self == Column {
 }
 
 extension Optional: SQLExpressible where Wrapped: SQLExpressible {
-    public var sqlExpression: SQLExpression { self?.sqlExpression ?? SQLExpression(.value(.null)) }
+    public var sqlExpression: SQLExpression {
+        // A switch, not `??`: the query interface's `??` operator (IFNULL) would be chosen,
+        // and ask this very property again.
+        switch self {
+        case .some(let wrapped): return wrapped.sqlExpression
+        case .none: return SQLExpression(.value(.null))
+        }
+    }
 }
 
 extension Optional: SQLSelectable where Wrapped: SQLSpecificExpressible {}
@@ -129,6 +136,9 @@ public struct SQLExpression: SQLSpecificExpressible, Sendable {
         case cast(SQLExpression, String)
         /// `x COLLATE name`
         case collated(SQLExpression, String)
+        /// The name of a table in the statement: the alias's name (nil: the request's table),
+        /// as in the full-text `"document" MATCH ?`.
+        case table(TableAliasBase?)
     }
 
     enum UnaryOperator: String, Sendable {
@@ -224,7 +234,7 @@ extension SQLExpression {
     /// Whether the expression aggregates rows (COUNT, MAX…), or might (raw SQL).
     var mayAggregate: Bool {
         switch kind {
-        case .value, .column, .qualifiedColumn, .detachedColumn, .exists, .subquery, .inSubquery, .inTable:
+        case .value, .column, .qualifiedColumn, .detachedColumn, .exists, .subquery, .inSubquery, .inTable, .table:
             return false
         case .literal:
             return true
@@ -279,6 +289,8 @@ extension SQLExpression {
             return SQLExpression(.qualifiedColumn(name, alias))
         case .value, .qualifiedColumn, .detachedColumn, .literal, .exists, .subquery, .countAll, .constant:
             return self
+        case .table(let tableAlias):
+            return tableAlias == nil ? SQLExpression(.table(alias)) : self
         case let .orderedAggregate(name, argument, ordering, filter):
             return SQLExpression(.orderedAggregate(name, argument.qualified(with: alias), ordering.qualified(with: alias), filter: filter?.qualified(with: alias)))
         case let .unary(op, expression):
@@ -536,6 +548,11 @@ extension SQLExpression {
         case let .collated(expression, collation):
             let sql = try "\(expression.sql(&context, wrapped: true)) COLLATE \(collation)"
             return wrapped ? "(\(sql))" : sql
+        case .table(let alias):
+            guard let alias = alias ?? context.currentAlias, let name = context.resolvedName(of: alias) else {
+                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "a full-text match needs the table of a request")
+            }
+            return name.quotedDatabaseIdentifier
         }
     }
 }

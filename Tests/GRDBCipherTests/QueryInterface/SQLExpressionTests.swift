@@ -28,6 +28,17 @@ struct SQLExpressionTests {
         #expect(rendered.arguments == arguments, sourceLocation: sourceLocation)
     }
 
+    @Test func optionalExpressions() throws {
+        // An optional expressible is its value, or NULL (it once recursed through `??`).
+        try withDatabase { (db: Database) throws in
+            try expectSQL(db, Optional(Column("a")), "\"a\"")
+            try expectSQL(db, Column?.none, "NULL")
+            try expectSQL(db, Optional(SQLExpression(sql: "b + 1")), "b + 1")
+            try expectSQL(db, FTS3Pattern(matchingAllTokensIn: "x y"), "?", ["x y"])
+            try expectSQL(db, FTS3Pattern(matchingAllTokensIn: ""), "NULL")
+        }
+    }
+
     @Test func comparisons() throws {
         let a = Column("a"), b = Column("b")
         try withDatabase { (db: Database) throws in
