@@ -121,7 +121,9 @@ extension QueryInterfaceRequest {
     /// }
     /// ```
     public func filterWhenConnected(_ predicate: @escaping @Sendable (Database) throws -> any SQLExpressible) -> Self {
-        filter(DatabasePromise { db in try predicate(db).sqlExpression })
+        var request = self
+        request.query.filters.append(DatabasePromise { db in try predicate(db).sqlExpression })
+        return request
     }
 
     /// Defines the result columns when the request runs, with the database at hand.

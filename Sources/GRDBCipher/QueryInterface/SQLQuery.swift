@@ -37,6 +37,10 @@ struct SQLQuery: Sendable {
     var isReversed = false
     var limit: (limit: Int, offset: Int?)?
     var ctes: [SQLCTE] = []
+    /// Child relations joined to this one (associations to one, or to many joined).
+    var joins: [SQLJoin] = []
+    /// Child relations fetched by a second query per level (`including(all:)`).
+    var prefetches: [SQLPrefetch] = []
 
     init(tableName: String, selection: [SQLSelection]) {
         self.tableName = tableName
@@ -64,11 +68,20 @@ struct SQLQuery: Sendable {
     }
 
     func sql(_ context: inout SQLGenerationContext, _ clauses: Clauses) throws -> String {
-        try withScope(&context) { context, aliasName in
+        nameJoinedAliases(&context)
+        return try withScope(&context) { context, aliasName in
             var sql = try withClause(&context)
-            let selection = try deferredSelection?.resolve(context.db) ?? self.selection
-            let selectionSQL = try clauses.selection ?? selection.selectionSQL(&context)
+            let selectionSQL: String
+            if let clausesSelection = clauses.selection {
+                selectionSQL = clausesSelection
+            } else {
+                let selection = try resolvedSelection(context.db)
+                var parts = selection.isEmpty ? [] : [try selection.selectionSQL(&context)]
+                parts += try joinedSelectionSQL(&context)
+                selectionSQL = parts.joined(separator: ", ")
+            }
             sql += "SELECT \(isDistinct && clauses.selection == nil ? "DISTINCT " : "")\(selectionSQL) FROM \(fromSQL(aliasName))"
+            sql += try joinsSQL(&context)
             sql += try whereGroupHavingSQL(&context)
             if clauses.includesOrdering {
                 sql += try orderBySQL(&context)
@@ -99,7 +112,7 @@ struct SQLQuery: Sendable {
         let aliasName = context.name(of: alias, tableName: tableName)
         context.enterScope(alias)
         context.currentAlias = alias
-        context.qualifiesCurrentColumns = alias.userName != nil
+        context.qualifiesCurrentColumns = alias.userName != nil || hasJoins
         defer {
             context.leaveScope()
             (context.currentAlias, context.qualifiesCurrentColumns) = saved
@@ -151,13 +164,14 @@ struct SQLQuery: Sendable {
     }
 
     func orderBySQL(_ context: inout SQLGenerationContext) throws -> String {
-        guard let ordering else { return "" }
-        var terms = try ordering.resolve(context.db)
-        if terms.isEmpty { return "" }
+        var terms = try ordering?.resolve(context.db) ?? []
         if isReversed {
             terms = try terms.map { try $0.reversed }
         }
-        return try " ORDER BY " + terms.map { try $0.sql(&context) }.joined(separator: ", ")
+        var parts = try terms.map { try $0.sql(&context) }
+        parts += try joinedOrderingTerms(&context, reversed: isReversed)
+        if parts.isEmpty { return "" }
+        return " ORDER BY " + parts.joined(separator: ", ")
     }
 
     func limitSQL(_ limit: (limit: Int, offset: Int?)) -> String {
