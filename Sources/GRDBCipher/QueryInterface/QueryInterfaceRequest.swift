@@ -212,9 +212,13 @@ extension QueryInterfaceRequest: FetchRequest {
             if !clauses.usesLimit { query.limit = nil }
         }
         let sql = try query.sql(&context, clauses)
-        return try PreparedRequest(
+        var prepared = try PreparedRequest(
             statement: db.preparedStatement(sql: sql, arguments: context.arguments),
             adapter: query.rowAdapter(db))
+        if !query.prefetches.isEmpty {
+            prepared.supplementaryFetch = { [query] db, rows in try query.prefetch(db, into: rows) }
+        }
+        return prepared
     }
 
     /// The number of rows the request fetches.
