@@ -95,7 +95,7 @@ extension SQLQuery {
                 relation.selection = []
                 relation.deferredSelection = nil
             }
-            if let inner = join { relation.joins.append(inner) }
+            if let inner = join { relation.appendJoin(inner) }
             join = SQLJoin(
                 isRequired: mode.isRequired,
                 isIncluded: isIncluded,
@@ -104,7 +104,50 @@ extension SQLQuery {
                 condition: step.condition,
                 relation: relation)
         }
-        query.joins.append(join!)
+        // The aliases the library made get new instances, so that an association joined
+        // twice names two tables. Aggregates keep theirs: their expressions refer to them.
+        if mode != .aggregating {
+            join!.relation = join!.relation.withFreshImplicitAliases()
+        } else {
+            query.groupsForAggregates = true
+        }
+        query.appendJoin(join!)
+        return query
+    }
+
+    /// Appends a join, merged into an existing join of the same key and table: the merged
+    /// relation is fetched if either is, required if either is, and gets the joins of both.
+    mutating func appendJoin(_ join: SQLJoin) {
+        guard let index = joins.firstIndex(where: {
+            $0.key == join.key && $0.relation.tableName.lowercased() == join.relation.tableName.lowercased()
+        }) else {
+            joins.append(join)
+            return
+        }
+        var existing = joins[index]
+        existing.isRequired = existing.isRequired || join.isRequired
+        existing.isIncluded = existing.isIncluded || join.isIncluded
+        existing.isAnnotation = existing.isAnnotation || join.isAnnotation
+        if existing.relation.alias !== join.relation.alias {
+            mergedAliases.append((join.relation.alias, existing.relation.alias))
+        }
+        existing.relation.mergedAliases += join.relation.mergedAliases
+        for child in join.relation.joins {
+            existing.relation.appendJoin(child)
+        }
+        joins[index] = existing
+    }
+
+    /// The relation and its joined relations, with new instances of the aliases the library
+    /// made.
+    func withFreshImplicitAliases() -> SQLQuery {
+        var query = self
+        if alias.isImplicit { query.alias = TableAlias<Void>(implicit: ()) }
+        query.joins = joins.map { join in
+            var join = join
+            join.relation = join.relation.withFreshImplicitAliases()
+            return join
+        }
         return query
     }
 }

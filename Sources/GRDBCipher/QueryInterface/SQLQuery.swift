@@ -41,16 +41,22 @@ struct SQLQuery: Sendable {
     var joins: [SQLJoin] = []
     /// Child relations fetched by a second query per level (`including(all:)`).
     var prefetches: [SQLPrefetch] = []
+    /// Aliases of relations merged into another joined relation of the same key: they take
+    /// the name of the relation they were merged into.
+    var mergedAliases: [(merged: TableAliasBase, into: TableAliasBase)] = []
+    /// Whether association aggregates group the rows by the table's primary key, when the
+    /// request has no grouping of its own.
+    var groupsForAggregates = false
 
     init(tableName: String, selection: [SQLSelection]) {
         self.tableName = tableName
-        self.alias = TableAlias<Void>()
+        self.alias = TableAlias<Void>(implicit: ())
         self.selection = selection
     }
 
     /// Whether rows are aggregated, so that a count must wrap the query.
     var isAggregate: Bool {
-        grouping != nil || selection.contains { $0.mayAggregate }
+        grouping != nil || groupsForAggregates || selection.contains { $0.mayAggregate }
     }
 
     // MARK: SQL generation
@@ -150,7 +156,7 @@ struct SQLQuery: Sendable {
         if let filter = try filterExpression(context.db) {
             sql += try " WHERE \(filter.sql(&context))"
         }
-        if let grouping {
+        if let grouping = grouping ?? (groupsForAggregates ? aggregateGrouping : nil) {
             let expressions = try grouping.resolve(context.db)
             if !expressions.isEmpty {
                 sql += try " GROUP BY " + expressions.map { try $0.sql(&context) }.joined(separator: ", ")
@@ -233,7 +239,7 @@ struct SQLQuery: Sendable {
     /// Whether a DELETE or UPDATE needs the rows of a subquery: grouping, distinct, or limits
     /// that SQLite can not apply to the statement itself.
     func modificationNeedsSubquery(_ db: Database) -> Bool {
-        if grouping != nil || !havings.isEmpty || isDistinct { return true }
+        if grouping != nil || groupsForAggregates || !havings.isEmpty || isDistinct { return true }
         if limit != nil { return !db.supportsUpdateDeleteLimit }
         return false
     }

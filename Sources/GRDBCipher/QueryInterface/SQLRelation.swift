@@ -15,11 +15,13 @@ public enum _SQLJoinMode: Sendable {
     case includingRequired, includingOptional, includingAll
     case joiningRequired, joiningOptional
     case annotatingRequired, annotatingOptional
+    /// The LEFT JOIN of an association aggregate, grouped by the request's primary key.
+    case aggregating
 
     var isRequired: Bool {
         switch self {
         case .includingRequired, .joiningRequired, .annotatingRequired: return true
-        case .includingOptional, .joiningOptional, .annotatingOptional, .includingAll: return false
+        case .includingOptional, .joiningOptional, .annotatingOptional, .includingAll, .aggregating: return false
         }
     }
 }
@@ -110,7 +112,12 @@ extension SQLQuery {
     func nameJoinedAliases(_ context: inout SQLGenerationContext) {
         guard hasJoins else { return }
         var relations: [(alias: TableAliasBase, tableName: String)] = []
-        forEachRelation { relations.append(($0.alias, $0.tableName)) }
+        var merged: [(merged: TableAliasBase, into: TableAliasBase)] = []
+        forEachRelation {
+            relations.append(($0.alias, $0.tableName))
+            merged += $0.mergedAliases
+        }
+        let mergedAliasIDs = Set(merged.map { ObjectIdentifier($0.merged) })
         var counts: [String: Int] = [:]
         var userNames = Set<String>()
         for relation in relations {
@@ -125,6 +132,7 @@ extension SQLQuery {
                 context.assignName(name, to: relation.alias, tableName: relation.tableName)
                 continue
             }
+            if mergedAliasIDs.contains(ObjectIdentifier(relation.alias)) { continue }
             let table = relation.tableName
             if counts[table.lowercased()] == 1, !userNames.contains(table.lowercased()), !context.isNameTaken(table) {
                 context.assignName(table, to: relation.alias, tableName: table)
@@ -132,6 +140,12 @@ extension SQLQuery {
                 var suffix = 1
                 while context.isNameTaken("\(table)\(suffix)") || userNames.contains("\(table)\(suffix)".lowercased()) { suffix += 1 }
                 context.assignName("\(table)\(suffix)", to: relation.alias, tableName: table)
+            }
+        }
+        // Merged relations take the name of the relation they were merged into.
+        for (mergedAlias, into) in merged {
+            if let name = context.resolvedName(of: into), let table = context.tableName(of: into) {
+                context.assignName(name, to: mergedAlias, tableName: table)
             }
         }
     }
