@@ -295,47 +295,22 @@ extension Association {
     }
 }
 
-extension Association where RowDecoder: TableRecord {
-    /// The record's database components, handed to the closures of the refining methods.
-    public typealias DatabaseComponents = RowDecoder.DatabaseComponents
-
-    /// Filters associated records with a condition on their columns.
-    ///
-    /// ```swift
-    /// let frenchAuthor = Book.author.filter { $0.countryCode == "FR" }
-    /// ```
-    public func filter(_ predicate: (DatabaseComponents) throws -> any SQLSpecificExpressible) rethrows -> Self {
-        try filter(predicate(RowDecoder.databaseComponents).sqlExpression)
+extension AssociationToOne {
+    /// The association with another key: the name of its scope in fetched rows.
+    public func forKey(_ key: String) -> Self {
+        var association = self
+        association._sqlAssociation.destination.key = .fixed(key)
+        return association
     }
+}
 
-    /// Selects columns of the associated records.
-    public func select(_ selection: (DatabaseComponents) throws -> [any SQLSelectable]) rethrows -> Self {
-        try select(selection(RowDecoder.databaseComponents))
-    }
-
-    /// Selects one column of the associated records.
-    public func select(_ selection: (DatabaseComponents) throws -> any SQLSelectable) rethrows -> Self {
-        try select([selection(RowDecoder.databaseComponents)])
-    }
-
-    /// Appends columns to the selection of the associated records.
-    public func annotated(with selection: (DatabaseComponents) throws -> [any SQLSelectable]) rethrows -> Self {
-        try annotated(with: selection(RowDecoder.databaseComponents))
-    }
-
-    /// Appends a column to the selection of the associated records.
-    public func annotated(with selection: (DatabaseComponents) throws -> any SQLSelectable) rethrows -> Self {
-        try annotated(with: [selection(RowDecoder.databaseComponents)])
-    }
-
-    /// Sorts associated records by their columns.
-    public func order(_ ordering: (DatabaseComponents) throws -> any SQLOrderingTerm) rethrows -> Self {
-        try order([ordering(RowDecoder.databaseComponents)])
-    }
-
-    /// Sorts associated records by their columns.
-    public func order(_ orderings: (DatabaseComponents) throws -> [any SQLOrderingTerm]) rethrows -> Self {
-        try order(orderings(RowDecoder.databaseComponents))
+extension AssociationToMany {
+    /// The association with another key: the name of its prefetched rows, of its scope when
+    /// joined, and the base of the default names of its aggregates.
+    public func forKey(_ key: String) -> Self {
+        var association = self
+        association._sqlAssociation.destination.key = .fixed(key)
+        return association
     }
 }
 

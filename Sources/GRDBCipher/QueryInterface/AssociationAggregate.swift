@@ -202,6 +202,9 @@ extension AssociationToMany {
 }
 
 extension AssociationToMany where RowDecoder: TableRecord {
+    /// The record's database components, handed to the closures of the aggregates.
+    public typealias DatabaseComponents = RowDecoder.DatabaseComponents
+
     /// `AVG` of a column of the associated records.
     public func average(_ expression: (DatabaseComponents) throws -> some SQLSpecificExpressible) rethrows -> AssociationAggregate<OriginRowDecoder> {
         try average(expression(RowDecoder.databaseComponents))

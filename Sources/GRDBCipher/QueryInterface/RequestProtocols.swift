@@ -53,6 +53,35 @@ extension SelectionRequest {
     }
 }
 
+extension SelectionRequest where RowDecoder: TableRecord {
+    /// The record's database components, handed to the closures of the request methods.
+    public typealias DatabaseComponents = RowDecoder.DatabaseComponents
+
+    /// Defines the result columns from the record's columns.
+    ///
+    /// ```swift
+    /// Player.all().select { [$0.id, $0.name] } // SELECT "id", "name" FROM "player"
+    /// ```
+    public func select(_ selection: (DatabaseComponents) throws -> [any SQLSelectable]) rethrows -> Self {
+        try select(selection(RowDecoder.databaseComponents))
+    }
+
+    /// Defines the result column from the record's columns.
+    public func select(_ selection: (DatabaseComponents) throws -> any SQLSelectable) rethrows -> Self {
+        try select([selection(RowDecoder.databaseComponents)])
+    }
+
+    /// Appends result columns built from the record's columns.
+    public func annotated(with selection: (DatabaseComponents) throws -> [any SQLSelectable]) rethrows -> Self {
+        try annotated(with: selection(RowDecoder.databaseComponents))
+    }
+
+    /// Appends a result column built from the record's columns.
+    public func annotated(with selection: (DatabaseComponents) throws -> any SQLSelectable) rethrows -> Self {
+        try annotated(with: [selection(RowDecoder.databaseComponents)])
+    }
+}
+
 // MARK: - FilteredRequest
 
 /// A request that can be filtered: `filter`, `none`.
@@ -105,6 +134,21 @@ extension FilteredRequest {
     }
 }
 
+extension FilteredRequest where RowDecoder: TableRecord {
+    /// The record's database components, handed to the closures of the request methods.
+    public typealias DatabaseComponents = RowDecoder.DatabaseComponents
+
+    /// Filters rows with a condition on the record's columns, added to the previous ones with
+    /// `AND`.
+    ///
+    /// ```swift
+    /// Player.all().filter { $0.score > 1000 } // WHERE "score" > 1000
+    /// ```
+    public func filter(_ predicate: (DatabaseComponents) throws -> any SQLSpecificExpressible) rethrows -> Self {
+        try filter(predicate(RowDecoder.databaseComponents).sqlExpression)
+    }
+}
+
 // MARK: - OrderedRequest
 
 /// A request that can be sorted: `order`, `reversed`, `unordered`.
@@ -148,6 +192,25 @@ extension OrderedRequest {
     /// Sorts rows with an SQL literal.
     public func order(literal sqlLiteral: SQL) -> Self {
         order([sqlLiteral])
+    }
+}
+
+extension OrderedRequest where RowDecoder: TableRecord {
+    /// The record's database components, handed to the closures of the request methods.
+    public typealias DatabaseComponents = RowDecoder.DatabaseComponents
+
+    /// Sorts rows by the record's columns, replacing any previous ordering.
+    ///
+    /// ```swift
+    /// Player.all().order { $0.score.desc } // ORDER BY "score" DESC
+    /// ```
+    public func order(_ ordering: (DatabaseComponents) throws -> any SQLOrderingTerm) rethrows -> Self {
+        try order([ordering(RowDecoder.databaseComponents)])
+    }
+
+    /// Sorts rows by the record's columns, replacing any previous ordering.
+    public func order(_ orderings: (DatabaseComponents) throws -> [any SQLOrderingTerm]) rethrows -> Self {
+        try order(orderings(RowDecoder.databaseComponents))
     }
 }
 
@@ -204,6 +267,30 @@ extension AggregatingRequest {
     /// Filters groups with an SQL literal.
     public func having(literal sqlLiteral: SQL) -> Self {
         having(sqlLiteral)
+    }
+}
+
+extension AggregatingRequest where RowDecoder: TableRecord {
+    /// The record's database components, handed to the closures of the request methods.
+    public typealias DatabaseComponents = RowDecoder.DatabaseComponents
+
+    /// Groups rows by an expression of the record's columns.
+    public func group(_ expression: (DatabaseComponents) throws -> any SQLExpressible) rethrows -> Self {
+        try group([expression(RowDecoder.databaseComponents)])
+    }
+
+    /// Groups rows by expressions of the record's columns.
+    ///
+    /// ```swift
+    /// Player.all().select { [$0.team, max($0.score)] }.group { [$0.team] }
+    /// ```
+    public func group(_ expressions: (DatabaseComponents) throws -> [any SQLExpressible]) rethrows -> Self {
+        try group(expressions(RowDecoder.databaseComponents))
+    }
+
+    /// Filters groups with a condition on the record's columns.
+    public func having(_ predicate: (DatabaseComponents) throws -> any SQLExpressible) rethrows -> Self {
+        try having(predicate(RowDecoder.databaseComponents).sqlExpression)
     }
 }
 
