@@ -405,3 +405,21 @@ public struct HasOneThroughAssociation<Origin, Destination>: AssociationToOne {
         self._sqlAssociation = _sqlAssociation
     }
 }
+
+/// An association of a common table expression, joined on a condition (see
+/// `association(to:on:)`).
+///
+/// ```swift
+/// let cte = CommonTableExpression(named: "bestScore", request: Player.select(max(Column("score")).forKey("score")))
+/// let association = Player.association(to: cte) { player, best in player["score"] == best["score"] }
+/// let bestPlayers = try Player.with(cte).joining(required: association).fetchAll(db)
+/// ```
+public struct JoinAssociation<Origin, Destination>: AssociationToOne {
+    public typealias OriginRowDecoder = Origin
+    public typealias RowDecoder = Destination
+    public var _sqlAssociation: _SQLAssociation
+
+    init(_sqlAssociation: _SQLAssociation) {
+        self._sqlAssociation = _sqlAssociation
+    }
+}

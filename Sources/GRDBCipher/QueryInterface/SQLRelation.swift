@@ -32,8 +32,9 @@ struct SQLJoinCondition: Sendable {
         /// A foreign key. `originIsLeft`: the key's columns are in the left table (belongsTo);
         /// otherwise in the right table (hasMany, hasOne).
         case foreignKey(SQLForeignKeyRequest, originIsLeft: Bool)
-        /// An expression of the two aliases (associations to common table expressions).
-        case expression(@Sendable (TableAliasBase, TableAliasBase) -> SQLExpression)
+        /// An expression of two placeholder aliases, which stand for the left and right tables
+        /// when the SQL is written (associations of common table expressions).
+        case expression(SQLExpression, left: TableAliasBase, right: TableAliasBase)
     }
 
     var kind: Kind
@@ -43,8 +44,8 @@ struct SQLJoinCondition: Sendable {
         switch kind {
         case let .foreignKey(request, originIsLeft):
             return SQLJoinCondition(kind: .foreignKey(request, originIsLeft: !originIsLeft))
-        case let .expression(expression):
-            return SQLJoinCondition(kind: .expression { left, right in expression(right, left) })
+        case let .expression(expression, left, right):
+            return SQLJoinCondition(kind: .expression(expression, left: right, right: left))
         }
     }
 
@@ -66,8 +67,8 @@ struct SQLJoinCondition: Sendable {
             return .associative(.and, mapping.map {
                 SQLExpression(.binary(.equal, SQLExpression(.qualifiedColumn($0.right, right)), SQLExpression(.qualifiedColumn($0.left, left))))
             })
-        case let .expression(expression):
-            return expression(left, right)
+        case let .expression(expression, _, _):
+            return expression
         }
     }
 }
@@ -176,6 +177,13 @@ extension SQLQuery {
             let aliasName = context.name(of: relation.alias, tableName: relation.tableName)
             sql += join.isRequired ? " JOIN " : " LEFT JOIN "
             sql += relation.fromSQL(aliasName)
+            if case let .expression(_, leftPlaceholder, rightPlaceholder) = join.condition.kind {
+                // The placeholders of the condition take the names of the two tables.
+                if let name = context.resolvedName(of: alias) {
+                    context.assignName(name, to: leftPlaceholder, tableName: tableName)
+                }
+                context.assignName(aliasName, to: rightPlaceholder, tableName: relation.tableName)
+            }
             var terms = [try join.condition.expression(context.db, left: alias, right: relation.alias)]
             terms += try relation.filters.map { try $0.resolve(context.db) }
             let condition = SQLExpression.associative(.and, terms)
@@ -218,7 +226,7 @@ extension SQLQuery {
     func rowAdapter(_ db: Database) throws -> (any RowAdapter)? {
         guard containsIncludedJoin else { return nil }
         var index = 0
-        return try scopedAdapter(db, index: &index)
+        return try scopedAdapter(db, index: &index, ctes: ctes)
     }
 
     private var containsIncludedJoin: Bool {
@@ -228,12 +236,12 @@ extension SQLQuery {
     /// The adapter of this relation's columns, from `index`, with the scopes of its included
     /// relations. The columns of annotations join the relation's own. Columns are counted in
     /// the order of the SQL selection.
-    private func scopedAdapter(_ db: Database, index: inout Int) throws -> any RowAdapter {
-        let ownColumns = index..<(index + (try columnCount(db)))
+    private func scopedAdapter(_ db: Database, index: inout Int, ctes: [SQLCTE]) throws -> any RowAdapter {
+        let ownColumns = index..<(index + (try columnCount(db, ctes: ctes)))
         index = ownColumns.upperBound
         var annotationIndexes: [Int] = []
         var scopes: [String: any RowAdapter] = [:]
-        try collectScopes(db, index: &index, annotationIndexes: &annotationIndexes, scopes: &scopes)
+        try collectScopes(db, index: &index, annotationIndexes: &annotationIndexes, scopes: &scopes, ctes: ctes)
         let base: any RowAdapter = annotationIndexes.isEmpty
             ? RangeRowAdapter(ownColumns)
             : IndexesRowAdapter(indexes: Array(ownColumns) + annotationIndexes)
@@ -243,33 +251,43 @@ extension SQLQuery {
     /// Walks the joins in SQL order, assigning column ranges to annotations and scopes.
     private func collectScopes(
         _ db: Database, index: inout Int, annotationIndexes: inout [Int],
-        scopes: inout [String: any RowAdapter]) throws
+        scopes: inout [String: any RowAdapter], ctes: [SQLCTE]) throws
     {
         for join in joins {
             if join.isIncluded {
-                let adapter = try join.relation.scopedAdapter(db, index: &index)
+                let adapter = try join.relation.scopedAdapter(db, index: &index, ctes: ctes)
                 if scopes[join.key] == nil { scopes[join.key] = adapter }
                 continue
             }
             if join.isAnnotation {
                 let start = index
-                index += try join.relation.columnCount(db)
+                index += try join.relation.columnCount(db, ctes: ctes)
                 annotationIndexes += Array(start..<index)
             }
             // A relation joined without its own scope: its included relations are scopes of
             // the nearest included ancestor.
-            try join.relation.collectScopes(db, index: &index, annotationIndexes: &annotationIndexes, scopes: &scopes)
+            try join.relation.collectScopes(db, index: &index, annotationIndexes: &annotationIndexes, scopes: &scopes, ctes: ctes)
         }
     }
 
-    /// The number of columns the relation's own selection gives.
-    func columnCount(_ db: Database) throws -> Int {
-        try resolvedSelection(db).reduce(0) { count, selection in
+    /// The number of columns the relation's own selection gives. `ctes`: the common table
+    /// expressions of the request, whose columns are not in the schema.
+    func columnCount(_ db: Database, ctes: [SQLCTE] = []) throws -> Int {
+        func tableColumnCount() throws -> Int {
+            if let cte = ctes.first(where: { $0.tableName.lowercased() == tableName.lowercased() }) {
+                if let columns = cte.columns, !columns.isEmpty { return columns.count }
+                var context = SQLGenerationContext(db)
+                let sql = try cte.subquery.sql(&context)
+                return try db.makeStatement(sql: sql).columnCount
+            }
+            return try db.columns(in: tableName).count
+        }
+        return try resolvedSelection(db).reduce(0) { count, selection in
             switch selection.kind {
             case .allColumns:
-                return try count + db.columns(in: tableName).count
+                return try count + tableColumnCount()
             case .qualifiedAllColumns:
-                return try count + db.columns(in: tableName).count
+                return try count + tableColumnCount()
             case let .allColumnsExcluding(excluded, _):
                 return try count + SQLSelection.columns(db, table: tableName, excluding: excluded).count
             case .expression, .aliased, .literal:

@@ -395,3 +395,115 @@ extension Table {
         all().annotated(withOptional: association)
     }
 }
+
+// MARK: - Associations of common table expressions
+
+extension AssociationFactory {
+    /// A `JoinAssociation` to `destination`, on the condition the closure builds from the two
+    /// sides: placeholders that take the names of the joined tables when the SQL is written.
+    static func join<Origin, Destination>(
+        to destination: SQLQuery,
+        on condition: (TableAlias<Origin>, TableAlias<Destination>) -> any SQLExpressible)
+        -> JoinAssociation<Origin, Destination>
+    {
+        let left = TableAlias<Origin>()
+        let right = TableAlias<Destination>()
+        let expression = condition(left, right).sqlExpression
+        return JoinAssociation(_sqlAssociation: _SQLAssociation(
+            key: .inflected(destination.tableName),
+            condition: SQLJoinCondition(kind: .expression(expression, left: left, right: right)),
+            relation: destination,
+            isToMany: false))
+    }
+
+    static func relation(_ cte: CommonTableExpression<some Any>) -> SQLQuery {
+        SQLQuery(tableName: cte.tableName, selection: [.allColumns])
+    }
+}
+
+extension TableRecord {
+    /// An association to a common table expression, joined on a condition. Embed the
+    /// expression in the request with `with(_:)`.
+    ///
+    /// ```swift
+    /// // WITH "latestMessage" AS (...) SELECT "chat".*, "latestMessage".* FROM "chat"
+    /// // LEFT JOIN "latestMessage" ON "chat"."id" = "latestMessage"."chatId"
+    /// let latestMessage = Chat.association(to: cte) { chat, message in chat["id"] == message["chatId"] }
+    /// let request = Chat.with(cte).including(optional: latestMessage)
+    /// ```
+    public static func association<Destination>(
+        to cte: CommonTableExpression<Destination>,
+        on condition: @escaping @Sendable (_ left: TableAlias<Self>, _ right: TableAlias<Destination>) -> any SQLExpressible)
+        -> JoinAssociation<Self, Destination>
+    {
+        AssociationFactory.join(to: AssociationFactory.relation(cte), on: condition)
+    }
+
+    /// An association to a common table expression, joined to every row (`ON 1`).
+    public static func association<Destination>(to cte: CommonTableExpression<Destination>) -> JoinAssociation<Self, Destination> {
+        association(to: cte) { _, _ in true }
+    }
+}
+
+extension Table {
+    /// An association to a common table expression, joined on a condition.
+    public func association<Destination>(
+        to cte: CommonTableExpression<Destination>,
+        on condition: @escaping @Sendable (_ left: TableAlias<RowDecoder>, _ right: TableAlias<Destination>) -> any SQLExpressible)
+        -> JoinAssociation<RowDecoder, Destination>
+    {
+        AssociationFactory.join(to: AssociationFactory.relation(cte), on: condition)
+    }
+
+    /// An association to a common table expression, joined to every row.
+    public func association<Destination>(to cte: CommonTableExpression<Destination>) -> JoinAssociation<RowDecoder, Destination> {
+        association(to: cte) { _, _ in true }
+    }
+}
+
+extension CommonTableExpression {
+    /// An association from the common table expression to another, joined on a condition.
+    public func association<Destination>(
+        to cte: CommonTableExpression<Destination>,
+        on condition: @escaping @Sendable (_ left: TableAlias<RowDecoder>, _ right: TableAlias<Destination>) -> any SQLExpressible)
+        -> JoinAssociation<RowDecoder, Destination>
+    {
+        AssociationFactory.join(to: AssociationFactory.relation(cte), on: condition)
+    }
+
+    /// An association from the common table expression to another, joined to every row.
+    public func association<Destination>(to cte: CommonTableExpression<Destination>) -> JoinAssociation<RowDecoder, Destination> {
+        association(to: cte) { _, _ in true }
+    }
+
+    /// An association from the common table expression to a record's table.
+    public func association<Destination: TableRecord>(
+        to destination: Destination.Type,
+        on condition: @escaping @Sendable (_ left: TableAlias<RowDecoder>, _ right: TableAlias<Destination>) -> any SQLExpressible)
+        -> JoinAssociation<RowDecoder, Destination>
+    {
+        AssociationFactory.join(
+            to: SQLQuery(tableName: Destination.databaseTableName, selection: Destination.databaseSelection.map(\.sqlSelection)),
+            on: condition)
+    }
+
+    /// An association from the common table expression to a record's table, joined to every
+    /// row.
+    public func association<Destination: TableRecord>(to destination: Destination.Type) -> JoinAssociation<RowDecoder, Destination> {
+        association(to: destination) { _, _ in true }
+    }
+
+    /// An association from the common table expression to a table.
+    public func association<Destination>(
+        to destination: Table<Destination>,
+        on condition: @escaping @Sendable (_ left: TableAlias<RowDecoder>, _ right: TableAlias<Destination>) -> any SQLExpressible)
+        -> JoinAssociation<RowDecoder, Destination>
+    {
+        AssociationFactory.join(to: SQLQuery(tableName: destination.tableName, selection: [.allColumns]), on: condition)
+    }
+
+    /// An association from the common table expression to a table, joined to every row.
+    public func association<Destination>(to destination: Table<Destination>) -> JoinAssociation<RowDecoder, Destination> {
+        association(to: destination) { _, _ in true }
+    }
+}

@@ -222,6 +222,35 @@ struct AssociationJoinTests {
     }
 }
 
+@Suite("Associations: common table expressions")
+struct AssociationCTETests {
+    @Test func associationToCommonTableExpression() throws {
+        try withLibrary { (db: Database) throws in
+            // The latest novel of each writer.
+            let latestNovel = CommonTableExpression<AJNovel>(
+                named: "latestNovel",
+                request: AJNovel.annotated(with: max(Column("year"))).group(Column("writerId")))
+            let association = AJWriter.association(to: latestNovel) { writer, novel in
+                writer[Column("id")] == novel[Column("writerId")]
+            }
+            let request = AJWriter.with(latestNovel).including(optional: association).order(Column("id"))
+            let sql = try sqlOf(db, request)
+            #expect(sql == #"WITH "latestNovel" AS (SELECT *, MAX("year") FROM "novel" GROUP BY "writerId") SELECT "writer".*, "latestNovel".* FROM "writer" LEFT JOIN "latestNovel" ON "writer"."id" = "latestNovel"."writerId" ORDER BY "writer"."id""#)
+            struct WriterInfo: Decodable, FetchableRecord {
+                var writer: AJWriter
+                var latestNovel: AJNovel?
+            }
+            let infos = try request.asRequest(of: WriterInfo.self).fetchAll(db)
+            #expect(infos.map(\.latestNovel?.title) == ["Invisible Cities", "Book of Disquiet", nil])
+
+            // From a common table expression to a table.
+            let novels = latestNovel.association(to: AJChapter.self) { novel, chapter in chapter[Column("novelId")] == novel[Column("id")] }
+            let chapters = try latestNovel.all().with(latestNovel).joining(required: novels).select(Column("title"), as: String.self).distinct().fetchAll(db)
+            #expect(chapters.sorted() == ["Book of Disquiet", "Invisible Cities"])
+        }
+    }
+}
+
 @Suite("Associations: foreign keys and errors")
 struct AssociationForeignKeyTests {
     @Test func ambiguousAndMissingForeignKeysThrow() throws {
