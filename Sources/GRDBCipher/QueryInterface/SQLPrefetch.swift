@@ -8,14 +8,17 @@ extension SQLQuery {
     /// Runs the prefetch queries of this query for its fetched `rows`, and attaches their rows.
     func prefetch(_ db: Database, into rows: [Row]) throws {
         for prefetch in prefetches {
-            try prefetch.run(db, parentRows: rows)
+            try prefetch.run(db, parentRows: rows, parentQuery: self)
         }
     }
 }
 
 extension SQLPrefetch {
+    /// The common table expression of the base request's keys, for composite keys.
+    static let baseTableName = "grdb_base"
+
     /// Fetches the associated rows of `parentRows`, and attaches them, grouped by parent.
-    func run(_ db: Database, parentRows: [Row]) throws {
+    func run(_ db: Database, parentRows: [Row], parentQuery: SQLQuery) throws {
         guard !parentRows.isEmpty else { return }
         guard let mapping = try association.steps[0].condition.columnMapping(db) else {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "including(all:) needs an association defined by a foreign key")
@@ -54,9 +57,26 @@ extension SQLPrefetch {
                 if columns.count == 1 {
                     return SQLExpression.inList(columns[0], keys.map { SQLExpression(.value($0[0])) })
                 }
-                return .associative(.or, keys.map { key in
-                    .associative(.and, zip(columns, key).map { SQLExpression(.binary(.equal, $0, SQLExpression(.value($1)))) })
-                })
+                // A composite key: `("a", "b") IN "grdb_base"`, the keys of the base request.
+                var rowValue = SQL(sql: "(")
+                for (index, column) in columns.enumerated() {
+                    if index > 0 { rowValue += SQL(sql: ", ") }
+                    rowValue += SQL(column)
+                }
+                return SQLExpression(.literal(rowValue + SQL(sql: ") IN \(SQLPrefetch.baseTableName.quotedDatabaseIdentifier)")))
+            }
+            if mapping.count > 1 {
+                // The base request, selecting the key columns: its order matters only with a
+                // limit.
+                var base = parentQuery
+                base.selection = leftColumns.map { SQLSelection(kind: .expression(SQLExpression(.column($0)))) }
+                base.deferredSelection = nil
+                base.prefetches = []
+                if base.limit == nil { base.ordering = nil }
+                var baseCTEs = base.ctes
+                base.ctes = []
+                baseCTEs.removeAll { $0.tableName.lowercased() == SQLPrefetch.baseTableName.lowercased() }
+                query.ctes = baseCTEs + [SQLCTE(tableName: SQLPrefetch.baseTableName, isRecursive: false, columns: nil, subquery: SQLSubquery(query: base))] + query.ctes
             }
             // The key columns, fetched under a name of their own: "grdb_authorId".
             let keySelection = rightColumns.map { column -> SQLSelection in

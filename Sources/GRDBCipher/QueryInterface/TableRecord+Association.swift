@@ -441,7 +441,7 @@ extension TableRecord {
 
     /// An association to a common table expression, joined to every row (`ON 1`).
     public static func association<Destination>(to cte: CommonTableExpression<Destination>) -> JoinAssociation<Self, Destination> {
-        association(to: cte) { _, _ in true }
+        AssociationFactory.join(to: AssociationFactory.relation(cte)) { (_: TableAlias<Self>, _: TableAlias<Destination>) in true }
     }
 }
 
@@ -457,7 +457,7 @@ extension Table {
 
     /// An association to a common table expression, joined to every row.
     public func association<Destination>(to cte: CommonTableExpression<Destination>) -> JoinAssociation<RowDecoder, Destination> {
-        association(to: cte) { _, _ in true }
+        AssociationFactory.join(to: AssociationFactory.relation(cte)) { (_: TableAlias<RowDecoder>, _: TableAlias<Destination>) in true }
     }
 }
 
@@ -473,7 +473,7 @@ extension CommonTableExpression {
 
     /// An association from the common table expression to another, joined to every row.
     public func association<Destination>(to cte: CommonTableExpression<Destination>) -> JoinAssociation<RowDecoder, Destination> {
-        association(to: cte) { _, _ in true }
+        AssociationFactory.join(to: AssociationFactory.relation(cte)) { (_: TableAlias<RowDecoder>, _: TableAlias<Destination>) in true }
     }
 
     /// An association from the common table expression to a record's table.
@@ -490,7 +490,9 @@ extension CommonTableExpression {
     /// An association from the common table expression to a record's table, joined to every
     /// row.
     public func association<Destination: TableRecord>(to destination: Destination.Type) -> JoinAssociation<RowDecoder, Destination> {
-        association(to: destination) { _, _ in true }
+        AssociationFactory.join(
+            to: SQLQuery(tableName: Destination.databaseTableName, selection: Destination.databaseSelection.map(\.sqlSelection))
+        ) { (_: TableAlias<RowDecoder>, _: TableAlias<Destination>) in true }
     }
 
     /// An association from the common table expression to a table.
@@ -504,6 +506,6 @@ extension CommonTableExpression {
 
     /// An association from the common table expression to a table, joined to every row.
     public func association<Destination>(to destination: Table<Destination>) -> JoinAssociation<RowDecoder, Destination> {
-        association(to: destination) { _, _ in true }
+        AssociationFactory.join(to: SQLQuery(tableName: destination.tableName, selection: [.allColumns])) { (_: TableAlias<RowDecoder>, _: TableAlias<Destination>) in true }
     }
 }

@@ -235,6 +235,25 @@ struct AssociationPrefetchTests {
         }
     }
 
+    @Test func compositeKeysPrefetchThroughTheBaseRequest() throws {
+        try withMusic { db, recorder in
+            try db.execute(sql: """
+                CREATE TABLE season (year INTEGER, venue TEXT, PRIMARY KEY (year, venue));
+                CREATE TABLE concert (id INTEGER PRIMARY KEY, seasonYear INTEGER, seasonVenue TEXT,
+                    FOREIGN KEY (seasonYear, seasonVenue) REFERENCES season(year, venue));
+                INSERT INTO season VALUES (2023, 'Hall'), (2024, 'Hall'), (2024, 'Park');
+                INSERT INTO concert VALUES (1, 2024, 'Hall'), (2, 2024, 'Hall'), (3, 2023, 'Hall');
+                """)
+            let seasons = Table("season")
+            let concerts = seasons.hasMany(Table("concert"))
+            recorder.reset()
+            let rows = try seasons.including(all: concerts.order(Column("id"))).filter(Column("year") == 2024).order(Column("venue")).fetchAll(db)
+            #expect(recorder.dataSQL.last == #"WITH "grdb_base" AS (SELECT "year", "venue" FROM "season" WHERE "year" = ?) SELECT *, "seasonYear" AS "grdb_seasonYear", "seasonVenue" AS "grdb_seasonVenue" FROM "concert" WHERE ("seasonYear", "seasonVenue") IN "grdb_base" ORDER BY "id""#)
+            #expect(rows.map { $0["venue"] as String } == ["Hall", "Park"])
+            #expect(rows.map { $0.prefetchedRows["concerts"]?.map { $0["id"] as Int64 } } == [[1, 2], []])
+        }
+    }
+
     @Test func prefetchNeedsTheKeyColumns() throws {
         try withMusic { db, _ in
             let request = APComposer.select(Column("name")).including(all: APComposer.pieces)
