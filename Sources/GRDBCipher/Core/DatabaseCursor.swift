@@ -130,17 +130,30 @@ final class StatementStepper {
 public final class RowCursor: DatabaseCursor {
     public typealias Element = Row
 
-    let stepper: StatementStepper
+    /// Nil for a cursor over rows fetched beforehand.
+    let stepper: StatementStepper?
 
     /// The statement that feeds the cursor.
-    public var statement: Statement { stepper.statement }
+    public let statement: Statement
+
+    /// Rows fetched beforehand (requests that prefetch associated rows), or nil.
+    private var preloaded: IndexingIterator<[Row]>?
 
     init(statement: Statement, arguments: StatementArguments?, adapter: (any RowAdapter)? = nil) throws {
         stepper = try StatementStepper(statement: statement, arguments: arguments, adapter: adapter)
+        self.statement = statement
+    }
+
+    /// A cursor over rows fetched already.
+    init(statement: Statement, preloaded rows: [Row]) {
+        stepper = nil
+        self.statement = statement
+        preloaded = rows.makeIterator()
     }
 
     public func next() throws -> Row? {
-        try stepper.step() ? stepper.row : nil
+        guard let stepper else { return preloaded?.next() }
+        return try stepper.step() ? stepper.row : nil
     }
 }
 

@@ -188,3 +188,53 @@ extension Row {
         return zip(lhs, rhs).allSatisfy { $0.name == $1.name && $0.row == $1.row }
     }
 }
+
+// MARK: - Prefetched rows
+
+extension Row {
+    /// The rows that `including(all:)` fetched for this row, by association key.
+    ///
+    /// ```swift
+    /// let row = try Row.fetchOne(db, Author.including(all: Author.books))!
+    /// let bookRows = row.prefetchedRows["books"] // [Row]?
+    /// ```
+    ///
+    /// Rows of the scopes are searched too, so that a prefetch nested in a joined association
+    /// is found from the base row.
+    public var prefetchedRows: PrefetchedRowsView {
+        PrefetchedRowsView(row: self)
+    }
+
+    /// The rows prefetched for a row and its scopes, by association key.
+    public struct PrefetchedRowsView: Equatable {
+        let row: Row
+
+        public static func == (lhs: PrefetchedRowsView, rhs: PrefetchedRowsView) -> Bool {
+            lhs.row.prefetchedRowsStorage == rhs.row.prefetchedRowsStorage
+        }
+
+        /// Whether no row was prefetched.
+        public var isEmpty: Bool {
+            keys.isEmpty
+        }
+
+        /// The keys of the prefetched rows, in the row and its scopes.
+        public var keys: Set<String> {
+            var keys = Set(row.prefetchedRowsStorage.keys)
+            for (_, scope) in row.scopes {
+                keys.formUnion(scope.prefetchedRows.keys)
+            }
+            return keys
+        }
+
+        /// The rows prefetched for `key`, or nil when no association of that key was
+        /// prefetched.
+        public subscript(_ key: String) -> [Row]? {
+            if let rows = row.prefetchedRowsStorage[key] { return rows }
+            for (_, scope) in row.scopes {
+                if let rows = scope.prefetchedRows[key] { return rows }
+            }
+            return nil
+        }
+    }
+}

@@ -45,6 +45,9 @@ public final class Row {
     /// They refer to the row: the cursor stepper that owns the row forgets them when it goes, so
     /// that the row, and its statement, can go too.
     var decoderCache: (recordType: ObjectIdentifier, decoder: any Decoder)?
+
+    /// Rows fetched by a second query for `including(all:)`, by association key.
+    var prefetchedRowsStorage: [String: [Row]] = [:]
     var decodingContainerCache: AnyDecodingContainerCache?
 
     /// Breaks the reference cycles of the decoding caches.
@@ -105,7 +108,10 @@ public final class Row {
         case .values:
             return self
         case .adapted(let base, let layout):
-            return base.isFetched ? Row(base: base.copy(), layout: layout) : self
+            guard base.isFetched else { return self }
+            let copy = Row(base: base.copy(), layout: layout)
+            copy.prefetchedRowsStorage = prefetchedRowsStorage
+            return copy
         case .statement(let statement):
             let sqliteStatement = statement.sqliteStatement
             let values = (0..<CInt(count)).map { DatabaseValue(sqliteStatement: sqliteStatement, index: $0) }
@@ -479,7 +485,7 @@ extension Row: Equatable, Hashable {
                   lhs.databaseValue(at: index) == rhs.databaseValue(at: index)
             else { return false }
         }
-        return lhs.hasEqualScopes(rhs)
+        return lhs.hasEqualScopes(rhs) && lhs.prefetchedRowsStorage == rhs.prefetchedRowsStorage
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -43,6 +43,10 @@ public struct PreparedRequest {
     /// The adapter of the fetched rows, if any.
     public var adapter: (any RowAdapter)?
 
+    /// What runs once the rows are fetched, before they are decoded: the queries of
+    /// `including(all:)`, which attach their rows to the fetched ones.
+    var supplementaryFetch: ((Database, [Row]) throws -> Void)?
+
     /// Creates a prepared request.
     public init(statement: Statement, adapter: (any RowAdapter)? = nil) {
         self.statement = statement
@@ -282,24 +286,30 @@ extension Row {
     /// ```
     public static func fetchCursor(_ db: Database, _ request: some FetchRequest) throws -> RowCursor {
         let prepared = try request.makePreparedRequest(db, forSingleResult: false)
+        if let rows = try prepared.supplementedRows(db) {
+            return RowCursor(statement: prepared.statement, preloaded: rows)
+        }
         return try fetchCursor(prepared.statement, adapter: prepared.adapter)
     }
 
     /// Returns an array of the rows of a request.
     public static func fetchAll(_ db: Database, _ request: some FetchRequest) throws -> [Row] {
         let prepared = try request.makePreparedRequest(db, forSingleResult: false)
+        if let rows = try prepared.supplementedRows(db) { return rows }
         return try fetchAll(prepared.statement, adapter: prepared.adapter)
     }
 
     /// Returns a set of the rows of a request.
     public static func fetchSet(_ db: Database, _ request: some FetchRequest) throws -> Set<Row> {
         let prepared = try request.makePreparedRequest(db, forSingleResult: false)
+        if let rows = try prepared.supplementedRows(db) { return Set(rows) }
         return try fetchSet(prepared.statement, adapter: prepared.adapter)
     }
 
     /// Returns the first row of a request, if any.
     public static func fetchOne(_ db: Database, _ request: some FetchRequest) throws -> Row? {
         let prepared = try request.makePreparedRequest(db, forSingleResult: true)
+        if let rows = try prepared.supplementedRows(db) { return rows.first }
         return try fetchOne(prepared.statement, adapter: prepared.adapter)
     }
 }
@@ -373,18 +383,23 @@ extension FetchableRecord {
     /// ```
     public static func fetchCursor(_ db: Database, _ request: some FetchRequest) throws -> RecordCursor<Self> {
         let prepared = try request.makePreparedRequest(db, forSingleResult: false)
+        if let rows = try prepared.supplementedRows(db) {
+            return RecordCursor(statement: prepared.statement, preloaded: rows)
+        }
         return try fetchCursor(prepared.statement, adapter: prepared.adapter)
     }
 
     /// Returns an array of the records of a request.
     public static func fetchAll(_ db: Database, _ request: some FetchRequest) throws -> [Self] {
         let prepared = try request.makePreparedRequest(db, forSingleResult: false)
+        if let rows = try prepared.supplementedRows(db) { return try rows.map { try Self(row: $0) } }
         return try fetchAll(prepared.statement, adapter: prepared.adapter)
     }
 
     /// Returns the first record of a request, if any.
     public static func fetchOne(_ db: Database, _ request: some FetchRequest) throws -> Self? {
         let prepared = try request.makePreparedRequest(db, forSingleResult: true)
+        if let rows = try prepared.supplementedRows(db) { return try rows.first.map { try Self(row: $0) } }
         return try fetchOne(prepared.statement, adapter: prepared.adapter)
     }
 }
@@ -393,7 +408,19 @@ extension FetchableRecord where Self: Hashable {
     /// Returns a set of the records of a request.
     public static func fetchSet(_ db: Database, _ request: some FetchRequest) throws -> Set<Self> {
         let prepared = try request.makePreparedRequest(db, forSingleResult: false)
+        if let rows = try prepared.supplementedRows(db) { return try Set(rows.map { try Self(row: $0) }) }
         return try fetchSet(prepared.statement, adapter: prepared.adapter)
+    }
+}
+
+extension PreparedRequest {
+    /// The fetched rows with their prefetched rows attached, or nil when the request prefetches
+    /// nothing (rows are then read from the statement as usual).
+    func supplementedRows(_ db: Database) throws -> [Row]? {
+        guard let supplementaryFetch else { return nil }
+        let rows = try Row.fetchAll(statement, adapter: adapter)
+        try supplementaryFetch(db, rows)
+        return rows
     }
 }
 

@@ -10,30 +10,6 @@ extension QueryInterfaceRequest where RowDecoder: TableRecord {
 
     private var components: DatabaseComponents { RowDecoder.databaseComponents }
 
-    /// Filters rows with a condition on the record's columns, added to the previous ones with
-    /// `AND`.
-    ///
-    /// ```swift
-    /// Player.all().filter { $0.score > 1000 } // WHERE "score" > 1000
-    /// ```
-    public func filter(_ predicate: (DatabaseComponents) throws -> any SQLSpecificExpressible) rethrows -> Self {
-        try filter(predicate(components).sqlExpression)
-    }
-
-    /// Defines the result columns from the record's columns.
-    ///
-    /// ```swift
-    /// Player.all().select { [$0.id, $0.name] } // SELECT "id", "name" FROM "player"
-    /// ```
-    public func select(_ selection: (DatabaseComponents) throws -> [any SQLSelectable]) rethrows -> Self {
-        try select(selection(components))
-    }
-
-    /// Defines the result column from the record's columns.
-    public func select(_ selection: (DatabaseComponents) throws -> any SQLSelectable) rethrows -> Self {
-        try select([selection(components)])
-    }
-
     /// Defines the result column from the record's columns, and the type fetched.
     ///
     /// ```swift
@@ -41,49 +17,6 @@ extension QueryInterfaceRequest where RowDecoder: TableRecord {
     /// ```
     public func select<T>(_ selection: (DatabaseComponents) throws -> any SQLSelectable, as type: T.Type = T.self) rethrows -> QueryInterfaceRequest<T> {
         try select([selection(components)], as: type)
-    }
-
-    /// Appends result columns built from the record's columns.
-    public func annotated(with selection: (DatabaseComponents) throws -> [any SQLSelectable]) rethrows -> Self {
-        try annotated(with: selection(components))
-    }
-
-    /// Appends a result column built from the record's columns.
-    public func annotated(with selection: (DatabaseComponents) throws -> any SQLSelectable) rethrows -> Self {
-        try annotated(with: [selection(components)])
-    }
-
-    /// Sorts rows by the record's columns, replacing any previous ordering.
-    ///
-    /// ```swift
-    /// Player.all().order { $0.score.desc } // ORDER BY "score" DESC
-    /// ```
-    public func order(_ ordering: (DatabaseComponents) throws -> any SQLOrderingTerm) rethrows -> Self {
-        try order([ordering(components)])
-    }
-
-    /// Sorts rows by the record's columns, replacing any previous ordering.
-    public func order(_ orderings: (DatabaseComponents) throws -> [any SQLOrderingTerm]) rethrows -> Self {
-        try order(orderings(components))
-    }
-
-    /// Groups rows by an expression of the record's columns.
-    public func group(_ expression: (DatabaseComponents) throws -> any SQLExpressible) rethrows -> Self {
-        try group([expression(components)])
-    }
-
-    /// Groups rows by expressions of the record's columns.
-    ///
-    /// ```swift
-    /// Player.all().select { [$0.team, max($0.score)] }.group { [$0.team] }
-    /// ```
-    public func group(_ expressions: (DatabaseComponents) throws -> [any SQLExpressible]) rethrows -> Self {
-        try group(expressions(components))
-    }
-
-    /// Filters groups with a condition on the record's columns.
-    public func having(_ predicate: (DatabaseComponents) throws -> any SQLExpressible) rethrows -> Self {
-        try having(predicate(components).sqlExpression)
     }
 
     /// Updates the rows the request fetches with one assignment built from the record's
@@ -121,7 +54,9 @@ extension QueryInterfaceRequest {
     /// }
     /// ```
     public func filterWhenConnected(_ predicate: @escaping @Sendable (Database) throws -> any SQLExpressible) -> Self {
-        filter(DatabasePromise { db in try predicate(db).sqlExpression })
+        var request = self
+        request.query.filters.append(DatabasePromise { db in try predicate(db).sqlExpression })
+        return request
     }
 
     /// Defines the result columns when the request runs, with the database at hand.

@@ -10,7 +10,7 @@
 ///
 /// `select`, `order`, `group` and `limit` replace what was set before; `filter` and `having`
 /// add conditions joined with `AND`.
-public struct QueryInterfaceRequest<RowDecoder>: Sendable {
+public struct QueryInterfaceRequest<RowDecoder>: DerivableRequest, Sendable {
     var query: SQLQuery
 
     init(query: SQLQuery) {
@@ -117,11 +117,6 @@ extension QueryInterfaceRequest {
         return request
     }
 
-    /// Appends result columns to the selection.
-    public func annotated(with selection: any SQLSelectable...) -> Self {
-        annotated(with: selection)
-    }
-
     /// Returns distinct rows: `SELECT DISTINCT`.
     public func distinct() -> Self {
         var request = self
@@ -129,138 +124,7 @@ extension QueryInterfaceRequest {
         return request
     }
 
-    // MARK: WHERE
-
-    /// The request itself: all rows it fetches.
-    public func all() -> Self { self }
-
-    /// A request that fetches no row: `WHERE ?`, bound to false, as in GRDB.
-    ///
-    /// ```swift
-    /// let players = try Player.all().none().fetchAll(db) // []
-    /// ```
-    public func none() -> Self {
-        filter(SQLExpression(.value(false.databaseValue)))
-    }
-
-    /// Filters rows with a condition, added to the previous ones with `AND`.
-    ///
-    /// ```swift
-    /// Player.all().filter(Column("score") > 1000) // WHERE "score" > ?
-    /// ```
-    public func filter(_ predicate: some SQLExpressible) -> Self {
-        var request = self
-        request.query.filters.append(DatabasePromise(value: predicate.sqlExpression))
-        return request
-    }
-
-    /// Filters rows with raw SQL.
-    public func filter(sql: String, arguments: StatementArguments = StatementArguments()) -> Self {
-        filter(SQL(sql: sql, arguments: arguments))
-    }
-
-    /// Filters rows with an SQL literal.
-    public func filter(literal sqlLiteral: SQL) -> Self {
-        filter(sqlLiteral)
-    }
-
-    /// Filters rows with a condition that needs the database (keys).
-    func filter(_ promise: DatabasePromise<SQLExpression>) -> Self {
-        var request = self
-        request.query.filters.append(promise)
-        return request
-    }
-
-    // MARK: GROUP BY, HAVING
-
-    /// Groups rows: `GROUP BY`.
-    public func group(_ expressions: [any SQLExpressible]) -> Self {
-        var request = self
-        request.query.grouping = DatabasePromise(value: expressions.map(\.sqlExpression))
-        return request
-    }
-
-    /// Groups rows: `GROUP BY`.
-    public func group(_ expressions: any SQLExpressible...) -> Self {
-        group(expressions)
-    }
-
-    /// Groups rows with raw SQL.
-    public func group(sql: String, arguments: StatementArguments = StatementArguments()) -> Self {
-        group(SQL(sql: sql, arguments: arguments))
-    }
-
-    /// Groups rows with an SQL literal.
-    public func group(literal sqlLiteral: SQL) -> Self {
-        group(sqlLiteral)
-    }
-
-    /// Groups rows by primary key.
-    public func groupByPrimaryKey() -> Self {
-        var request = self
-        let tableName = query.tableName
-        request.query.grouping = DatabasePromise { db in
-            try db.primaryKey(tableName).columns.map { SQLExpression(.column($0)) }
-        }
-        return request
-    }
-
-    /// Filters groups: `HAVING`, added to the previous conditions with `AND`.
-    public func having(_ predicate: some SQLExpressible) -> Self {
-        var request = self
-        request.query.havings.append(DatabasePromise(value: predicate.sqlExpression))
-        return request
-    }
-
-    /// Filters groups with raw SQL.
-    public func having(sql: String, arguments: StatementArguments = StatementArguments()) -> Self {
-        having(SQL(sql: sql, arguments: arguments))
-    }
-
-    /// Filters groups with an SQL literal.
-    public func having(literal sqlLiteral: SQL) -> Self {
-        having(sqlLiteral)
-    }
-
     // MARK: ORDER BY
-
-    /// Sorts rows, replacing any previous ordering.
-    ///
-    /// ```swift
-    /// Player.all().order(Column("score").desc, Column("name")) // ORDER BY "score" DESC, "name"
-    /// ```
-    public func order(_ orderings: [any SQLOrderingTerm]) -> Self {
-        var request = self
-        request.query.ordering = DatabasePromise(value: orderings.map(\.sqlOrdering))
-        request.query.isReversed = false
-        return request
-    }
-
-    /// Sorts rows, replacing any previous ordering.
-    public func order(_ orderings: any SQLOrderingTerm...) -> Self {
-        order(orderings)
-    }
-
-    /// Sorts rows with raw SQL.
-    public func order(sql: String, arguments: StatementArguments = StatementArguments()) -> Self {
-        order(SQL(sql: sql, arguments: arguments))
-    }
-
-    /// Sorts rows with an SQL literal.
-    public func order(literal sqlLiteral: SQL) -> Self {
-        order(sqlLiteral)
-    }
-
-    /// Sorts rows by primary key (the rowid for tables without an explicit primary key).
-    public func orderByPrimaryKey() -> Self {
-        var request = self
-        let tableName = query.tableName
-        request.query.ordering = DatabasePromise { db in
-            try db.primaryKey(tableName).columns.map { SQLOrdering(kind: .expression(SQLExpression(.column($0)))) }
-        }
-        request.query.isReversed = false
-        return request
-    }
 
     /// Reverses the ordering; without ordering, the request is unchanged.
     public func reversed() -> Self {
@@ -281,16 +145,7 @@ extension QueryInterfaceRequest {
     /// the same.
     public func withStableOrder() -> Self {
         var request = self
-        let tableName = query.tableName
-        let ordering = query.ordering
-        let isReversed = query.isReversed
-        request.query.ordering = DatabasePromise { db in
-            var terms = try ordering?.resolve(db) ?? []
-            if isReversed { terms = try terms.map { try $0.reversed } }
-            let primaryKey = try db.tableExists(tableName) ? db.primaryKey(tableName).columns : []
-            return terms + primaryKey.map { SQLOrdering(kind: .expression(SQLExpression(.column($0)))) }
-        }
-        request.query.isReversed = false
+        request.query = query.withStableOrder()
         return request
     }
 
@@ -327,6 +182,12 @@ extension QueryInterfaceRequest {
         return request
     }
 
+    public func _joining(_ association: _SQLAssociation, _ mode: _SQLJoinMode) -> Self {
+        var request = self
+        request.query = query.joining(association, mode)
+        return request
+    }
+
     /// Embeds a common table expression: `WITH "name" AS (...) SELECT ...`.
     public func with<T>(_ cte: CommonTableExpression<T>) -> Self {
         var request = self
@@ -351,7 +212,13 @@ extension QueryInterfaceRequest: FetchRequest {
             if !clauses.usesLimit { query.limit = nil }
         }
         let sql = try query.sql(&context, clauses)
-        return try PreparedRequest(statement: db.preparedStatement(sql: sql, arguments: context.arguments))
+        var prepared = try PreparedRequest(
+            statement: db.preparedStatement(sql: sql, arguments: context.arguments),
+            adapter: query.rowAdapter(db))
+        if !query.prefetches.isEmpty {
+            prepared.supplementaryFetch = { [query] db, rows in try query.prefetch(db, into: rows) }
+        }
+        return prepared
     }
 
     /// The number of rows the request fetches.
@@ -422,6 +289,22 @@ extension QueryInterfaceRequest: FetchRequest {
 }
 
 extension SQLQuery {
+    /// The query sorted by its current ordering, then by primary key.
+    func withStableOrder() -> SQLQuery {
+        var query = self
+        let tableName = self.tableName
+        let ordering = self.ordering
+        let isReversed = self.isReversed
+        query.ordering = DatabasePromise { db in
+            var terms = try ordering?.resolve(db) ?? []
+            if isReversed { terms = try terms.map { try $0.reversed } }
+            let primaryKey = try db.tableExists(tableName) ? db.primaryKey(tableName).columns : []
+            return terms + primaryKey.map { SQLOrdering(kind: .expression(SQLExpression(.column($0)))) }
+        }
+        query.isReversed = false
+        return query
+    }
+
     /// The query with what needs the database resolved once: the deferred selection (primary
     /// key), and the filters (keys), joined into one expression.
     func resolvingPromises(_ db: Database) throws -> SQLQuery {

@@ -84,6 +84,29 @@ struct SQLGenerationContext {
         return name
     }
 
+    /// Names an alias before the SQL is written (the tables of a relation tree).
+    mutating func assignName(_ name: String, to alias: TableAliasBase, tableName: String) {
+        let id = ObjectIdentifier(alias)
+        guard aliasNames[id] == nil else { return }
+        aliasNames[id] = name
+        aliasTables[id] = tableName
+        takenNames.insert(name.lowercased())
+    }
+
+    /// Whether a name is given to an alias already.
+    func isNameTaken(_ name: String) -> Bool {
+        takenNames.contains(name.lowercased())
+    }
+
+    /// Runs `body` with `alias` as the table of unqualified columns, qualified.
+    mutating func withCurrentAlias<T>(_ alias: TableAliasBase, _ body: (inout SQLGenerationContext) throws -> T) rethrows -> T {
+        let saved = (currentAlias, qualifiesCurrentColumns)
+        currentAlias = alias
+        qualifiesCurrentColumns = true
+        defer { (currentAlias, qualifiesCurrentColumns) = saved }
+        return try body(&self)
+    }
+
     /// The table of an alias (nil: the current SELECT's), once the alias is named.
     func tableName(of alias: TableAliasBase?) -> String? {
         guard let alias = alias ?? currentAlias else { return nil }

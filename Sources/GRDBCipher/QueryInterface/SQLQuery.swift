@@ -37,16 +37,26 @@ struct SQLQuery: Sendable {
     var isReversed = false
     var limit: (limit: Int, offset: Int?)?
     var ctes: [SQLCTE] = []
+    /// Child relations joined to this one (associations to one, or to many joined).
+    var joins: [SQLJoin] = []
+    /// Child relations fetched by a second query per level (`including(all:)`).
+    var prefetches: [SQLPrefetch] = []
+    /// Aliases of relations merged into another joined relation of the same key: they take
+    /// the name of the relation they were merged into.
+    var mergedAliases: [(merged: TableAliasBase, into: TableAliasBase)] = []
+    /// Whether association aggregates group the rows by the table's primary key, when the
+    /// request has no grouping of its own.
+    var groupsForAggregates = false
 
     init(tableName: String, selection: [SQLSelection]) {
         self.tableName = tableName
-        self.alias = TableAlias<Void>()
+        self.alias = TableAlias<Void>(implicit: ())
         self.selection = selection
     }
 
     /// Whether rows are aggregated, so that a count must wrap the query.
     var isAggregate: Bool {
-        grouping != nil || selection.contains { $0.mayAggregate }
+        grouping != nil || groupsForAggregates || selection.contains { $0.mayAggregate }
     }
 
     // MARK: SQL generation
@@ -64,11 +74,20 @@ struct SQLQuery: Sendable {
     }
 
     func sql(_ context: inout SQLGenerationContext, _ clauses: Clauses) throws -> String {
-        try withScope(&context) { context, aliasName in
+        nameJoinedAliases(&context)
+        return try withScope(&context) { context, aliasName in
             var sql = try withClause(&context)
-            let selection = try deferredSelection?.resolve(context.db) ?? self.selection
-            let selectionSQL = try clauses.selection ?? selection.selectionSQL(&context)
+            let selectionSQL: String
+            if let clausesSelection = clauses.selection {
+                selectionSQL = clausesSelection
+            } else {
+                let selection = try resolvedSelection(context.db)
+                var parts = selection.isEmpty ? [] : [try selection.selectionSQL(&context)]
+                parts += try joinedSelectionSQL(&context)
+                selectionSQL = parts.joined(separator: ", ")
+            }
             sql += "SELECT \(isDistinct && clauses.selection == nil ? "DISTINCT " : "")\(selectionSQL) FROM \(fromSQL(aliasName))"
+            sql += try joinsSQL(&context)
             sql += try whereGroupHavingSQL(&context)
             if clauses.includesOrdering {
                 sql += try orderBySQL(&context)
@@ -99,7 +118,7 @@ struct SQLQuery: Sendable {
         let aliasName = context.name(of: alias, tableName: tableName)
         context.enterScope(alias)
         context.currentAlias = alias
-        context.qualifiesCurrentColumns = alias.userName != nil
+        context.qualifiesCurrentColumns = alias.userName != nil || hasJoins
         defer {
             context.leaveScope()
             (context.currentAlias, context.qualifiesCurrentColumns) = saved
@@ -137,7 +156,7 @@ struct SQLQuery: Sendable {
         if let filter = try filterExpression(context.db) {
             sql += try " WHERE \(filter.sql(&context))"
         }
-        if let grouping {
+        if let grouping = grouping ?? (groupsForAggregates ? aggregateGrouping : nil) {
             let expressions = try grouping.resolve(context.db)
             if !expressions.isEmpty {
                 sql += try " GROUP BY " + expressions.map { try $0.sql(&context) }.joined(separator: ", ")
@@ -151,13 +170,14 @@ struct SQLQuery: Sendable {
     }
 
     func orderBySQL(_ context: inout SQLGenerationContext) throws -> String {
-        guard let ordering else { return "" }
-        var terms = try ordering.resolve(context.db)
-        if terms.isEmpty { return "" }
+        var terms = try ordering?.resolve(context.db) ?? []
         if isReversed {
             terms = try terms.map { try $0.reversed }
         }
-        return try " ORDER BY " + terms.map { try $0.sql(&context) }.joined(separator: ", ")
+        var parts = try terms.map { try $0.sql(&context) }
+        parts += try joinedOrderingTerms(&context, reversed: isReversed)
+        if parts.isEmpty { return "" }
+        return " ORDER BY " + parts.joined(separator: ", ")
     }
 
     func limitSQL(_ limit: (limit: Int, offset: Int?)) -> String {
@@ -219,7 +239,7 @@ struct SQLQuery: Sendable {
     /// Whether a DELETE or UPDATE needs the rows of a subquery: grouping, distinct, or limits
     /// that SQLite can not apply to the statement itself.
     func modificationNeedsSubquery(_ db: Database) -> Bool {
-        if grouping != nil || !havings.isEmpty || isDistinct { return true }
+        if grouping != nil || groupsForAggregates || !havings.isEmpty || isDistinct { return true }
         if limit != nil { return !db.supportsUpdateDeleteLimit }
         return false
     }

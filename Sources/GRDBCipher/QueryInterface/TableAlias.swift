@@ -7,9 +7,13 @@ public class TableAliasBase: Hashable, @unchecked Sendable {
 
     /// The name given by the user, if any.
     let userName: String?
+    /// Whether the library made the alias for a table of a relation (no expression of the
+    /// user refers to it).
+    let isImplicit: Bool
 
-    init(userName: String?) {
+    init(userName: String?, isImplicit: Bool = false) {
         self.userName = userName
+        self.isImplicit = isImplicit
     }
 
     public static func == (lhs: TableAliasBase, rhs: TableAliasBase) -> Bool {
@@ -74,6 +78,11 @@ public final class TableAlias<RowDecoder>: TableAliasBase, @unchecked Sendable {
     /// Creates an alias that is bound to no record type, optionally named.
     public init(name: String? = nil) where RowDecoder == () {
         super.init(userName: name)
+    }
+
+    /// An alias made by the library for the table of a relation.
+    init(implicit: ()) where RowDecoder == () {
+        super.init(userName: nil, isImplicit: true)
     }
 
     /// Creates an alias for a record type, optionally named.

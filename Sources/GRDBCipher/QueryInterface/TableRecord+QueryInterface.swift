@@ -76,50 +76,6 @@ enum KeyFilter {
     }
 }
 
-extension QueryInterfaceRequest {
-    /// Filters by primary key: `WHERE "id" = ?`.
-    ///
-    /// ```swift
-    /// Player.all().filter(key: 1)
-    /// ```
-    public func filter(key: (some DatabaseValueConvertible)?) -> Self {
-        guard let key else { return none() }
-        return filter(keys: [key])
-    }
-
-    /// Filters by primary keys: `WHERE "id" IN (?, ?)`.
-    public func filter(keys: some Collection<some DatabaseValueConvertible>) -> Self {
-        filter(KeyFilter.primaryKeys(keys.map { $0 }, tableName: query.tableName, recordType: RowDecoder.self))
-    }
-
-    /// Filters by a primary or unique key: `WHERE ("a" = ?) AND ("b" = ?)`.
-    ///
-    /// ```swift
-    /// Citizenship.all().filter(key: ["citizenId": 1, "countryCode": "FR"])
-    /// ```
-    public func filter(key: [String: (any DatabaseValueConvertible)?]?) -> Self {
-        guard let key else { return none() }
-        return filter(keys: [key])
-    }
-
-    /// Filters by primary or unique keys.
-    public func filter(keys: [[String: (any DatabaseValueConvertible)?]]) -> Self {
-        filter(KeyFilter.uniqueKeys(keys, tableName: query.tableName, recordType: RowDecoder.self))
-    }
-}
-
-extension QueryInterfaceRequest where RowDecoder: Identifiable, RowDecoder.ID: DatabaseValueConvertible {
-    /// Filters by id: `WHERE "id" = ?`.
-    public func filter(id: RowDecoder.ID) -> Self {
-        filter(keys: [id])
-    }
-
-    /// Filters by ids: `WHERE "id" IN (?, ?)`.
-    public func filter(ids: some Collection<RowDecoder.ID>) -> Self {
-        filter(keys: ids)
-    }
-}
-
 // MARK: - Record types
 
 extension TableRecord {

@@ -186,7 +186,7 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     }
 
     func contains(_ key: Key) -> Bool {
-        index(of: key) != nil || row.scopesTree[key.stringValue] != nil
+        index(of: key) != nil || row.scopesTree[key.stringValue] != nil || row.prefetchedRows[key.stringValue] != nil
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
@@ -259,6 +259,9 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let index = index(of: key) else {
+            if let rows = row.prefetchedRows[key.stringValue] {
+                return try T(from: PrefetchedRowsDecoder<Record>(rows: rows, codingPath: codingPath + [key]))
+            }
             guard let scope = row.scopesTree[key.stringValue], scope.containsNonNullValue else { return nil }
             return try decode(type, fromRow: scope, key: key)
         }
@@ -270,10 +273,14 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         if let index = index(of: key) {
             return try decode(type, at: index, key: key)
         }
-        // Not a column: a record in the scope of that name, or a record read from the same
-        // columns (`var book: Book` in a record of books and their authors).
+        // Not a column: a record in the scope of that name, records prefetched for that key,
+        // or a record read from the same columns (`var book: Book` in a record of books and
+        // their authors).
         if let scope = row.scopesTree[key.stringValue] {
             return try decode(type, fromRow: scope, key: key)
+        }
+        if let rows = row.prefetchedRows[key.stringValue] {
+            return try T(from: PrefetchedRowsDecoder<Record>(rows: rows, codingPath: codingPath + [key]))
         }
         let notFound = RowDecodingError.columnNotFound(key.stringValue, type: type, row: row, record: Record.self)
         // (Never the record's own type: that would recurse forever.)
@@ -425,5 +432,83 @@ extension RowDecodingError {
         RowDecodingError(description:
             "column not found: \(String(reflecting: column)) (decoding \(type) for \(record))"
             + " - available columns: \(row.columnNames)")
+    }
+}
+
+// MARK: - Prefetched rows
+
+/// Decodes a collection (`[Book]`, `Set<Book>`, `[String]`) from rows prefetched by
+/// `including(all:)`: each row decodes one element.
+struct PrefetchedRowsDecoder<Record: FetchableRecord>: Decoder {
+    let rows: [Row]
+    let codingPath: [any CodingKey]
+    var userInfo: [CodingUserInfoKey: Any] { Record.databaseDecodingUserInfo }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        throw DecodingError.typeMismatch([Row].self, DecodingError.Context(
+            codingPath: codingPath,
+            debugDescription: "prefetched rows decode as a collection (an array or a set), not as a keyed value"))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        PrefetchedRowsContainer<Record>(rows: rows, codingPath: codingPath)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        throw DecodingError.typeMismatch([Row].self, DecodingError.Context(
+            codingPath: codingPath,
+            debugDescription: "prefetched rows decode as a collection (an array or a set), not as a single value"))
+    }
+}
+
+struct PrefetchedRowsContainer<Record: FetchableRecord>: UnkeyedDecodingContainer {
+    let rows: [Row]
+    let codingPath: [any CodingKey]
+    var currentIndex = 0
+
+    init(rows: [Row], codingPath: [any CodingKey]) {
+        self.rows = rows
+        self.codingPath = codingPath
+    }
+
+    var count: Int? { rows.count }
+    var isAtEnd: Bool { currentIndex >= rows.count }
+
+    mutating func decodeNil() throws -> Bool { false }
+
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        guard !isAtEnd else {
+            throw DecodingError.valueNotFound(T.self, DecodingError.Context(codingPath: codingPath, debugDescription: "no more prefetched rows"))
+        }
+        let row = rows[currentIndex]
+        currentIndex += 1
+        if let recordType = T.self as? any FetchableRecord.Type {
+            return try recordType.init(row: row) as! T
+        }
+        if let valueType = T.self as? any DatabaseValueConvertible.Type {
+            // One selected column: the first column of the row (the key column follows).
+            let dbValue = row.count > 0 ? row.databaseValue(at: 0) : .null
+            guard let value = valueType.fromDatabaseValue(dbValue) else {
+                throw DecodingError.typeMismatch(T.self, DecodingError.Context(codingPath: codingPath, debugDescription: "could not decode \(T.self) from \(dbValue)"))
+            }
+            return value as! T
+        }
+        return try T(from: RowDecoder<Record>(row: row, codingPath: codingPath))
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        let row = rows[currentIndex]
+        currentIndex += 1
+        return try RowDecoder<Record>(row: row, codingPath: codingPath).container(keyedBy: type)
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        throw DecodingError.typeMismatch([Row].self, DecodingError.Context(codingPath: codingPath, debugDescription: "a prefetched row does not decode as a collection"))
+    }
+
+    mutating func superDecoder() throws -> any Decoder {
+        let row = rows[currentIndex]
+        currentIndex += 1
+        return RowDecoder<Record>(row: row, codingPath: codingPath)
     }
 }

@@ -150,16 +150,29 @@ func camelCasedFromSnakeCase(_ string: String) -> String {
 public final class RecordCursor<Record: FetchableRecord>: DatabaseCursor {
     public typealias Element = Record
 
-    private let stepper: StatementStepper
+    /// Nil for a cursor over rows fetched beforehand.
+    private let stepper: StatementStepper?
 
     /// The statement that feeds the cursor.
-    public var statement: Statement { stepper.statement }
+    public let statement: Statement
+
+    /// Rows fetched beforehand (requests that prefetch associated rows), or nil.
+    private var preloaded: IndexingIterator<[Row]>?
 
     init(statement: Statement, arguments: StatementArguments?, adapter: (any RowAdapter)? = nil) throws {
         stepper = try StatementStepper(statement: statement, arguments: arguments, adapter: adapter)
+        self.statement = statement
+    }
+
+    /// A cursor over records decoded from rows fetched already.
+    init(statement: Statement, preloaded rows: [Row]) {
+        stepper = nil
+        self.statement = statement
+        preloaded = rows.makeIterator()
     }
 
     public func next() throws -> Record? {
+        guard let stepper else { return try preloaded?.next().map { try Record(row: $0) } }
         guard try stepper.step() else { return nil }
         return try Record(row: stepper.row)
     }

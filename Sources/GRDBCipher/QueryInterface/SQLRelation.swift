@@ -1,0 +1,309 @@
+// The relation tree: a query (`SQLQuery`) has child relations, joined (`SQLJoin`) or prefetched
+// by a second query (`SQLPrefetch`). One generator walks the tree: it names the aliases, writes
+// the SELECT, and builds the row adapter that splits each joined row into scopes.
+//
+//   Book.including(required: Book.author.including(optional: Person.country))
+//
+//   book ─ JOIN person "author" ─ LEFT JOIN country "country"
+//
+//   SELECT "book".*, "person".*, "country".* FROM "book"
+//   JOIN "person" ON "person"."id" = "book"."authorId"
+//   LEFT JOIN "country" ON "country"."code" = "person"."countryCode"
+
+/// How an association is joined to a request: the public joining methods.
+public enum _SQLJoinMode: Sendable {
+    case includingRequired, includingOptional, includingAll
+    case joiningRequired, joiningOptional
+    case annotatingRequired, annotatingOptional
+    /// The LEFT JOIN of an association aggregate, grouped by the request's primary key.
+    case aggregating
+
+    var isRequired: Bool {
+        switch self {
+        case .includingRequired, .joiningRequired, .annotatingRequired: return true
+        case .includingOptional, .joiningOptional, .annotatingOptional, .includingAll, .aggregating: return false
+        }
+    }
+}
+
+/// The condition that links a child relation (right) to its parent (left).
+struct SQLJoinCondition: Sendable {
+    enum Kind: Sendable {
+        /// A foreign key. `originIsLeft`: the key's columns are in the left table (belongsTo);
+        /// otherwise in the right table (hasMany, hasOne).
+        case foreignKey(SQLForeignKeyRequest, originIsLeft: Bool)
+        /// An expression of two placeholder aliases, which stand for the left and right tables
+        /// when the SQL is written (associations of common table expressions).
+        case expression(SQLExpression, left: TableAliasBase, right: TableAliasBase)
+    }
+
+    var kind: Kind
+
+    /// The condition seen from the other side.
+    var reversed: SQLJoinCondition {
+        switch kind {
+        case let .foreignKey(request, originIsLeft):
+            return SQLJoinCondition(kind: .foreignKey(request, originIsLeft: !originIsLeft))
+        case let .expression(expression, left, right):
+            return SQLJoinCondition(kind: .expression(expression, left: right, right: left))
+        }
+    }
+
+    /// The pairs of columns that must be equal, (left column, right column), or nil for an
+    /// expression condition.
+    func columnMapping(_ db: Database) throws -> [(left: String, right: String)]? {
+        guard case let .foreignKey(request, originIsLeft) = kind else { return nil }
+        let mapping = try request.resolve(db)
+        return originIsLeft
+            ? mapping.map { (left: $0.origin, right: $0.destination) }
+            : mapping.map { (left: $0.destination, right: $0.origin) }
+    }
+
+    /// `"right"."a" = "left"."b"`, one term per column, joined with AND.
+    func expression(_ db: Database, left: TableAliasBase, right: TableAliasBase) throws -> SQLExpression {
+        switch kind {
+        case .foreignKey:
+            let mapping = try columnMapping(db) ?? []
+            return .associative(.and, mapping.map {
+                SQLExpression(.binary(.equal, SQLExpression(.qualifiedColumn($0.right, right)), SQLExpression(.qualifiedColumn($0.left, left))))
+            })
+        case let .expression(expression, _, _):
+            return expression
+        }
+    }
+}
+
+/// A child relation joined to its parent.
+struct SQLJoin: Sendable {
+    /// `JOIN` (required) or `LEFT JOIN`.
+    var isRequired: Bool
+    /// Whether the columns of the relation are fetched in a scope.
+    var isIncluded: Bool
+    /// Whether the selected columns are appended to the parent's (annotations).
+    var isAnnotation = false
+    /// The name of the scope.
+    var key: String
+    var condition: SQLJoinCondition
+    var relation: SQLQuery
+}
+
+/// A child relation fetched by a second query, keyed on the parents' rows.
+struct SQLPrefetch: Sendable {
+    var key: String
+    var association: _SQLAssociation
+}
+
+// MARK: - Tree walk
+
+extension SQLQuery {
+    /// Whether the query joins other tables.
+    var hasJoins: Bool { !joins.isEmpty }
+
+    /// The query and its joined relations, depth-first, with the path of join indexes to each.
+    func forEachRelation(_ body: (SQLQuery) throws -> Void) rethrows {
+        try body(self)
+        for join in joins {
+            try join.relation.forEachRelation(body)
+        }
+    }
+
+    /// Names the aliases of the joined tables before the SQL is written: a user's name stays;
+    /// a table that appears once is named after itself; tables that appear several times are
+    /// numbered (`"person1"`, `"person2"`), as GRDB does.
+    func nameJoinedAliases(_ context: inout SQLGenerationContext) {
+        guard hasJoins else { return }
+        var relations: [(alias: TableAliasBase, tableName: String)] = []
+        var merged: [(merged: TableAliasBase, into: TableAliasBase)] = []
+        forEachRelation {
+            relations.append(($0.alias, $0.tableName))
+            merged += $0.mergedAliases
+        }
+        let mergedAliasIDs = Set(merged.map { ObjectIdentifier($0.merged) })
+        var counts: [String: Int] = [:]
+        var userNames = Set<String>()
+        for relation in relations {
+            if let name = relation.alias.userName {
+                userNames.insert(name.lowercased())
+            } else {
+                counts[relation.tableName.lowercased(), default: 0] += 1
+            }
+        }
+        for relation in relations {
+            if let name = relation.alias.userName {
+                context.assignName(name, to: relation.alias, tableName: relation.tableName)
+                continue
+            }
+            if mergedAliasIDs.contains(ObjectIdentifier(relation.alias)) { continue }
+            let table = relation.tableName
+            if counts[table.lowercased()] == 1, !userNames.contains(table.lowercased()), !context.isNameTaken(table) {
+                context.assignName(table, to: relation.alias, tableName: table)
+            } else {
+                var suffix = 1
+                while context.isNameTaken("\(table)\(suffix)") || userNames.contains("\(table)\(suffix)".lowercased()) { suffix += 1 }
+                context.assignName("\(table)\(suffix)", to: relation.alias, tableName: table)
+            }
+        }
+        // Merged relations take the name of the relation they were merged into.
+        for (mergedAlias, into) in merged {
+            if let name = context.resolvedName(of: into), let table = context.tableName(of: into) {
+                context.assignName(name, to: mergedAlias, tableName: table)
+            }
+        }
+    }
+
+    /// The result columns of the joined relations whose columns are fetched, depth-first.
+    func joinedSelectionSQL(_ context: inout SQLGenerationContext) throws -> [String] {
+        var parts: [String] = []
+        for join in joins {
+            if join.isIncluded || join.isAnnotation {
+                let selection = try join.relation.resolvedSelection(context.db)
+                if !selection.isEmpty {
+                    let sql = try context.withCurrentAlias(join.relation.alias) { context in
+                        try selection.selectionSQL(&context)
+                    }
+                    parts.append(sql)
+                }
+            }
+            parts += try join.relation.joinedSelectionSQL(&context)
+        }
+        return parts
+    }
+
+    /// ` JOIN "table" ON ...` for each joined relation, depth-first.
+    func joinsSQL(_ context: inout SQLGenerationContext) throws -> String {
+        var sql = ""
+        for join in joins {
+            let relation = join.relation
+            let aliasName = context.name(of: relation.alias, tableName: relation.tableName)
+            sql += join.isRequired ? " JOIN " : " LEFT JOIN "
+            sql += relation.fromSQL(aliasName)
+            if case let .expression(_, leftPlaceholder, rightPlaceholder) = join.condition.kind {
+                // The placeholders of the condition take the names of the two tables.
+                if let name = context.resolvedName(of: alias) {
+                    context.assignName(name, to: leftPlaceholder, tableName: tableName)
+                }
+                context.assignName(aliasName, to: rightPlaceholder, tableName: relation.tableName)
+            }
+            var terms = [try join.condition.expression(context.db, left: alias, right: relation.alias)]
+            terms += try relation.filters.map { try $0.resolve(context.db) }
+            let condition = SQLExpression.associative(.and, terms)
+            sql += try context.withCurrentAlias(relation.alias) { context in
+                try " ON " + condition.sql(&context)
+            }
+            sql += try relation.joinsSQL(&context)
+        }
+        return sql
+    }
+
+    /// The ordering terms of the joined relations, depth-first.
+    func joinedOrderingTerms(_ context: inout SQLGenerationContext, reversed: Bool) throws -> [String] {
+        var parts: [String] = []
+        for join in joins {
+            let relation = join.relation
+            if let ordering = relation.ordering {
+                var terms = try ordering.resolve(context.db)
+                if relation.isReversed != reversed {
+                    terms = try terms.map { try $0.reversed }
+                }
+                parts += try context.withCurrentAlias(relation.alias) { context in
+                    try terms.map { try $0.sql(&context) }
+                }
+            }
+            parts += try relation.joinedOrderingTerms(&context, reversed: reversed)
+        }
+        return parts
+    }
+
+    /// The selection, with the deferred one resolved.
+    func resolvedSelection(_ db: Database) throws -> [SQLSelection] {
+        try deferredSelection?.resolve(db) ?? selection
+    }
+
+    // MARK: Row adapter
+
+    /// The adapter that gives each included relation its scope, or nil when no relation is
+    /// included.
+    func rowAdapter(_ db: Database) throws -> (any RowAdapter)? {
+        guard containsIncludedJoin else { return nil }
+        var index = 0
+        return try scopedAdapter(db, index: &index, ctes: ctes)
+    }
+
+    private var containsIncludedJoin: Bool {
+        joins.contains { $0.isIncluded || $0.isAnnotation || $0.relation.containsIncludedJoin }
+    }
+
+    /// The adapter of this relation's columns, from `index`, with the scopes of its included
+    /// relations. The columns of annotations join the relation's own. Columns are counted in
+    /// the order of the SQL selection.
+    private func scopedAdapter(_ db: Database, index: inout Int, ctes: [SQLCTE]) throws -> any RowAdapter {
+        let ownColumns = index..<(index + (try columnCount(db, ctes: ctes)))
+        index = ownColumns.upperBound
+        var annotationIndexes: [Int] = []
+        var scopes: [String: any RowAdapter] = [:]
+        try collectScopes(db, index: &index, annotationIndexes: &annotationIndexes, scopes: &scopes, ctes: ctes)
+        let base: any RowAdapter = annotationIndexes.isEmpty
+            ? RangeRowAdapter(ownColumns)
+            : IndexesRowAdapter(indexes: Array(ownColumns) + annotationIndexes)
+        return scopes.isEmpty ? base : ScopeAdapter(base: base, scopes: scopes)
+    }
+
+    /// Walks the joins in SQL order, assigning column ranges to annotations and scopes.
+    private func collectScopes(
+        _ db: Database, index: inout Int, annotationIndexes: inout [Int],
+        scopes: inout [String: any RowAdapter], ctes: [SQLCTE]) throws
+    {
+        for join in joins {
+            if join.isIncluded {
+                let adapter = try join.relation.scopedAdapter(db, index: &index, ctes: ctes)
+                if scopes[join.key] == nil { scopes[join.key] = adapter }
+                continue
+            }
+            if join.isAnnotation {
+                let start = index
+                index += try join.relation.columnCount(db, ctes: ctes)
+                annotationIndexes += Array(start..<index)
+            }
+            // A relation joined without its own scope: its included relations are scopes of
+            // the nearest included ancestor.
+            try join.relation.collectScopes(db, index: &index, annotationIndexes: &annotationIndexes, scopes: &scopes, ctes: ctes)
+        }
+    }
+
+    /// The number of columns the relation's own selection gives. `ctes`: the common table
+    /// expressions of the request, whose columns are not in the schema.
+    func columnCount(_ db: Database, ctes: [SQLCTE] = []) throws -> Int {
+        func tableColumnCount() throws -> Int {
+            if let cte = ctes.first(where: { $0.tableName.lowercased() == tableName.lowercased() }) {
+                if let columns = cte.columns, !columns.isEmpty { return columns.count }
+                var context = SQLGenerationContext(db)
+                let sql = try cte.subquery.sql(&context)
+                return try db.makeStatement(sql: sql).columnCount
+            }
+            return try db.columns(in: tableName).count
+        }
+        return try resolvedSelection(db).reduce(0) { count, selection in
+            switch selection.kind {
+            case .allColumns:
+                return try count + tableColumnCount()
+            case .qualifiedAllColumns:
+                return try count + tableColumnCount()
+            case let .allColumnsExcluding(excluded, _):
+                return try count + SQLSelection.columns(db, table: tableName, excluding: excluded).count
+            case .expression, .aliased, .literal:
+                return count + 1
+            }
+        }
+    }
+}
+
+/// An adapter that picks columns by index (annotations appended to a relation's columns).
+struct IndexesRowAdapter: RowAdapter {
+    let indexes: [Int]
+
+    func _layout(from input: _RowLayout) throws -> _RowLayout {
+        _RowLayout(
+            names: indexes.map { input.names[$0] },
+            baseIndexes: indexes.map { input.baseIndexes[$0] })
+    }
+}

@@ -1,0 +1,264 @@
+import Foundation
+import Testing
+@testable import GRDBCipher
+
+// Composers write pieces; pieces have movements. Musicians hold memberships in orchestras
+// (many-to-many through membership). Staff members report to a manager (self join).
+
+private struct APComposer: Codable, FetchableRecord, PersistableRecord, Hashable {
+    static let databaseTableName = "composer"
+    static let pieces = hasMany(APPiece.self)
+    var id: Int64
+    var name: String
+}
+
+private struct APPiece: Codable, FetchableRecord, PersistableRecord, Hashable {
+    static let databaseTableName = "piece"
+    static let movements = hasMany(APMovement.self).order(Column("position"))
+    static let composer = belongsTo(APComposer.self)
+    var id: Int64
+    var composerId: Int64?
+    var title: String
+}
+
+private struct APMovement: Codable, FetchableRecord, PersistableRecord, Hashable {
+    static let databaseTableName = "movement"
+    var id: Int64
+    var pieceId: Int64
+    var position: Int
+}
+
+private struct APOrchestra: Codable, FetchableRecord, PersistableRecord, Hashable {
+    static let databaseTableName = "orchestra"
+    static let memberships = hasMany(APMembership.self)
+    static let musicians = hasMany(APMusician.self, through: memberships, using: APMembership.musician)
+    var code: String
+    var city: String
+}
+
+private struct APMembership: Codable, FetchableRecord, PersistableRecord, Hashable {
+    static let databaseTableName = "membership"
+    static let musician = belongsTo(APMusician.self)
+    static let orchestra = belongsTo(APOrchestra.self)
+    var orchestraCode: String
+    var musicianId: Int64
+}
+
+private struct APMusician: Codable, FetchableRecord, PersistableRecord, Hashable {
+    static let databaseTableName = "musician"
+    static let memberships = hasMany(APMembership.self)
+    static let orchestras = hasMany(APOrchestra.self, through: memberships, using: APMembership.orchestra)
+    var id: Int64
+    var name: String
+}
+
+private struct APStaff: Codable, FetchableRecord, PersistableRecord, Hashable {
+    static let databaseTableName = "staff"
+    static let manager = belongsTo(APStaff.self, key: "manager")
+    static let reports = hasMany(APStaff.self, key: "reports")
+    var id: Int64
+    var managerId: Int64?
+    var name: String
+}
+
+private let schema = """
+    CREATE TABLE composer (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+    CREATE TABLE piece (id INTEGER PRIMARY KEY, composerId INTEGER REFERENCES composer(id), title TEXT NOT NULL);
+    CREATE TABLE movement (id INTEGER PRIMARY KEY, pieceId INTEGER NOT NULL REFERENCES piece(id), position INTEGER NOT NULL);
+    CREATE TABLE orchestra (code TEXT PRIMARY KEY, city TEXT NOT NULL);
+    CREATE TABLE musician (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+    CREATE TABLE membership (
+        orchestraCode TEXT NOT NULL REFERENCES orchestra(code),
+        musicianId INTEGER NOT NULL REFERENCES musician(id),
+        PRIMARY KEY (orchestraCode, musicianId));
+    CREATE TABLE staff (id INTEGER PRIMARY KEY, managerId INTEGER REFERENCES staff(id), name TEXT NOT NULL);
+    INSERT INTO composer VALUES (1, 'Satie'), (2, 'Ravel'), (3, 'Lili');
+    INSERT INTO piece VALUES (10, 1, 'Gymnopedies'), (11, 2, 'Bolero'), (12, 1, 'Gnossiennes'), (13, NULL, 'Anonymous');
+    INSERT INTO movement VALUES (1, 10, 2), (2, 10, 1), (3, 11, 1);
+    INSERT INTO orchestra VALUES ('LSO', 'London'), ('BPO', 'Berlin'), ('NYP', 'New York');
+    INSERT INTO musician VALUES (1, 'Ann'), (2, 'Bo'), (3, 'Cy');
+    INSERT INTO membership VALUES ('LSO', 1), ('BPO', 1), ('LSO', 2);
+    INSERT INTO staff VALUES (1, NULL, 'Boss'), (2, 1, 'Mid'), (3, 2, 'Junior'), (4, 1, 'Other');
+    """
+
+private func withMusic(_ body: (Database, SQLRecorder) throws -> Void) throws {
+    let test = try TestDatabase()
+    try test.dbQueue.write { db in
+        try db.execute(sql: schema)
+        let recorder = SQLRecorder()
+        recorder.record(db)
+        try body(db, recorder)
+    }
+}
+
+@Suite("Associations: including(all:)")
+struct AssociationPrefetchTests {
+    @Test func hasManyPrefetchRunsOneQueryKeyedOnTheParents() throws {
+        try withMusic { db, recorder in
+            struct ComposerInfo: Decodable, FetchableRecord {
+                var composer: APComposer
+                var pieces: [APPiece]
+            }
+            let request = APComposer.including(all: APComposer.pieces.order(Column("title"))).order(Column("id"))
+            let infos = try request.asRequest(of: ComposerInfo.self).fetchAll(db)
+            #expect(recorder.dataSQL == [
+                #"SELECT * FROM "composer" ORDER BY "id""#,
+                #"SELECT *, "composerId" AS "grdb_composerId" FROM "piece" WHERE "composerId" IN (?, ?, ?) ORDER BY "title""#,
+            ])
+            #expect(infos.map(\.composer.name) == ["Satie", "Ravel", "Lili"])
+            #expect(infos.map { $0.pieces.map(\.title) } == [["Gnossiennes", "Gymnopedies"], ["Bolero"], []])
+
+            // One parent: `= ?`. No parent: no second query.
+            recorder.reset()
+            _ = try APComposer.including(all: APComposer.pieces).filter(key: 2).fetchAll(db)
+            #expect(recorder.dataSQL.last == #"SELECT *, "composerId" AS "grdb_composerId" FROM "piece" WHERE "composerId" = ?"#)
+            recorder.reset()
+            #expect(try APComposer.including(all: APComposer.pieces).filter(key: 99).fetchAll(db).isEmpty)
+            #expect(recorder.dataSQL.count == 1)
+        }
+    }
+
+    @Test func prefetchedRowsOfRowsAndCursors() throws {
+        try withMusic { db, _ in
+            let request = APComposer.including(all: APComposer.pieces).order(Column("id"))
+            let rows = try Row.fetchAll(db, request)
+            #expect(rows[0].prefetchedRows.keys == ["pieces"])
+            #expect(rows[0].prefetchedRows["pieces"]?.count == 2)
+            #expect(rows[2].prefetchedRows["pieces"] == [])
+            #expect(rows[0].prefetchedRows["other"] == nil)
+            #expect(!rows[0].prefetchedRows.isEmpty)
+            // Row without prefetch.
+            #expect(try Row.fetchOne(db, APComposer.all())!.prefetchedRows.isEmpty)
+
+            // Cursors see the prefetched rows too.
+            struct ComposerInfo: Decodable, FetchableRecord {
+                var composer: APComposer
+                var pieces: Set<APPiece>
+            }
+            let cursor = try request.asRequest(of: ComposerInfo.self).fetchCursor(db)
+            var counts: [Int] = []
+            while let info = try cursor.next() { counts.append(info.pieces.count) }
+            #expect(counts == [2, 1, 0])
+            let one = try request.asRequest(of: ComposerInfo.self).fetchOne(db)
+            #expect(one?.pieces.count == 2)
+        }
+    }
+
+    @Test func nestedPrefetchAndSingleColumns() throws {
+        try withMusic { db, recorder in
+            struct PieceInfo: Decodable, FetchableRecord {
+                var piece: APPiece
+                var movements: [APMovement]
+            }
+            struct ComposerInfo: Decodable, FetchableRecord {
+                var composer: APComposer
+                var pieces: [PieceInfo]
+                var pieceTitles: [String]
+            }
+            let request = APComposer
+                .including(all: APComposer.pieces.including(all: APPiece.movements).order(Column("id")))
+                .including(all: APComposer.pieces.select(Column("title")).order(Column("title").desc).forKey("pieceTitles"))
+                .filter(Column("id") < 3)
+                .order(Column("id"))
+            let infos = try request.asRequest(of: ComposerInfo.self).fetchAll(db)
+            #expect(recorder.dataSQL == [
+                #"SELECT * FROM "composer" WHERE "id" < ? ORDER BY "id""#,
+                #"SELECT *, "composerId" AS "grdb_composerId" FROM "piece" WHERE "composerId" IN (?, ?) ORDER BY "id""#,
+                #"SELECT *, "pieceId" AS "grdb_pieceId" FROM "movement" WHERE "pieceId" IN (?, ?, ?) ORDER BY "position""#,
+                #"SELECT "title", "composerId" AS "grdb_composerId" FROM "piece" WHERE "composerId" IN (?, ?) ORDER BY "title" DESC"#,
+            ])
+            #expect(infos[0].pieces.map { $0.movements.map(\.position) } == [[1, 2], []])
+            #expect(infos[0].pieceTitles == ["Gymnopedies", "Gnossiennes"])
+            #expect(infos[1].pieces.map(\.piece.title) == ["Bolero"])
+        }
+    }
+
+    @Test func hasManyThroughPrefetchAndJoin() throws {
+        try withMusic { db, recorder in
+            struct OrchestraInfo: Decodable, FetchableRecord {
+                var orchestra: APOrchestra
+                var musicians: [APMusician]
+            }
+            let infos = try APOrchestra.including(all: APOrchestra.musicians.order(Column("name"))).order(Column("code"))
+                .asRequest(of: OrchestraInfo.self).fetchAll(db)
+            #expect(recorder.dataSQL.last == #"SELECT "musician".*, "membership"."orchestraCode" AS "grdb_orchestraCode" FROM "musician" JOIN "membership" ON ("membership"."musicianId" = "musician"."id") AND ("membership"."orchestraCode" IN (?, ?, ?)) ORDER BY "musician"."name""#)
+            #expect(infos.map(\.orchestra.code) == ["BPO", "LSO", "NYP"])
+            #expect(infos.map { $0.musicians.map(\.name) } == [["Ann"], ["Ann", "Bo"], []])
+
+            // Joined: the intermediate table has an empty scope, the destination is nested in it.
+            let joined = APMusician.including(required: APMusician.orchestras.filter(Column("city") == "London")).order(Column("id"))
+            let sql = try joined.makePreparedRequest(db).statement.sql
+            #expect(sql == #"SELECT "musician".*, "orchestra".* FROM "musician" JOIN "membership" ON "membership"."musicianId" = "musician"."id" JOIN "orchestra" ON ("orchestra"."code" = "membership"."orchestraCode") AND ("orchestra"."city" = ?) ORDER BY "musician"."id""#)
+            let rows = try Row.fetchAll(db, joined)
+            #expect(rows.count == 2)
+            #expect(rows[0].scopes.names == ["membership"])
+            #expect(rows[0].scopes["membership"]?.isEmpty == true)
+            #expect(rows[0].scopesTree["orchestra"]?["city"] == "London")
+
+            // The request of one record's associated records, through the pivot.
+            let ann = try APMusician.fetchOne(db, key: 1)!
+            let request = ann.request(for: APMusician.orchestras).order(Column("code"))
+            #expect(try request.makePreparedRequest(db).statement.sql == #"SELECT "orchestra".* FROM "orchestra" JOIN "membership" ON ("membership"."orchestraCode" = "orchestra"."code") AND ("membership"."musicianId" = ?) ORDER BY "orchestra"."code""#)
+            #expect(try request.fetchAll(db).map(\.code) == ["BPO", "LSO"])
+        }
+    }
+
+    @Test func hasOneThrough() throws {
+        try withMusic { (db: Database, _: SQLRecorder) throws in
+            // movement → piece → composer
+            let composer = APMovement.hasOne(APComposer.self, through: APMovement.belongsTo(APPiece.self), using: APPiece.composer)
+            let request = APMovement.including(optional: composer).order(Column("id"))
+            #expect(try request.makePreparedRequest(db).statement.sql == #"SELECT "movement".*, "composer".* FROM "movement" LEFT JOIN "piece" ON "piece"."id" = "movement"."pieceId" LEFT JOIN "composer" ON "composer"."id" = "piece"."composerId" ORDER BY "movement"."id""#)
+            struct MovementInfo: Decodable, FetchableRecord {
+                var movement: APMovement
+                var composer: APComposer?
+            }
+            #expect(try request.asRequest(of: MovementInfo.self).fetchAll(db).map(\.composer?.name) == ["Satie", "Satie", "Ravel"])
+        }
+    }
+
+    @Test func selfJoinAndPrefetch() throws {
+        try withMusic { db, recorder in
+            struct StaffInfo: Decodable, FetchableRecord {
+                var staff: APStaff
+                var manager: APStaff?
+                var reports: [APStaff]
+            }
+            let request = APStaff.including(optional: APStaff.manager).including(all: APStaff.reports.order(Column("id"))).order(Column("id"))
+            let infos = try request.asRequest(of: StaffInfo.self).fetchAll(db)
+            #expect(recorder.dataSQL == [
+                #"SELECT "staff1".*, "staff2".* FROM "staff" "staff1" LEFT JOIN "staff" "staff2" ON "staff2"."id" = "staff1"."managerId" ORDER BY "staff1"."id""#,
+                #"SELECT *, "managerId" AS "grdb_managerId" FROM "staff" WHERE "managerId" IN (?, ?, ?, ?) ORDER BY "id""#,
+            ])
+            #expect(infos.map(\.manager?.name) == [nil, "Boss", "Mid", "Boss"])
+            #expect(infos.map { $0.reports.map(\.name) } == [["Mid", "Other"], ["Junior"], [], []])
+        }
+    }
+
+    @Test func compositeKeysPrefetchThroughTheBaseRequest() throws {
+        try withMusic { db, recorder in
+            try db.execute(sql: """
+                CREATE TABLE season (year INTEGER, venue TEXT, PRIMARY KEY (year, venue));
+                CREATE TABLE concert (id INTEGER PRIMARY KEY, seasonYear INTEGER, seasonVenue TEXT,
+                    FOREIGN KEY (seasonYear, seasonVenue) REFERENCES season(year, venue));
+                INSERT INTO season VALUES (2023, 'Hall'), (2024, 'Hall'), (2024, 'Park');
+                INSERT INTO concert VALUES (1, 2024, 'Hall'), (2, 2024, 'Hall'), (3, 2023, 'Hall');
+                """)
+            let seasons = Table("season")
+            let concerts = seasons.hasMany(Table("concert"))
+            recorder.reset()
+            let rows = try seasons.including(all: concerts.order(Column("id"))).filter(Column("year") == 2024).order(Column("venue")).fetchAll(db)
+            #expect(recorder.dataSQL.last == #"WITH "grdb_base" AS (SELECT "year", "venue" FROM "season" WHERE "year" = ?) SELECT *, "seasonYear" AS "grdb_seasonYear", "seasonVenue" AS "grdb_seasonVenue" FROM "concert" WHERE ("seasonYear", "seasonVenue") IN "grdb_base" ORDER BY "id""#)
+            #expect(rows.map { $0["venue"] as String } == ["Hall", "Park"])
+            #expect(rows.map { $0.prefetchedRows["concerts"]?.map { $0["id"] as Int64 } } == [[1, 2], []])
+        }
+    }
+
+    @Test func prefetchNeedsTheKeyColumns() throws {
+        try withMusic { db, _ in
+            let request = APComposer.select(Column("name")).including(all: APComposer.pieces)
+            let error = expectDatabaseError(.SQLITE_MISUSE) { _ = try Row.fetchAll(db, request) }
+            #expect(error?.message?.contains(#"needs the column "id""#) == true)
+        }
+    }
+}
