@@ -1,9 +1,9 @@
 // Full-text search in the query interface: `matching(_:)` filters a request on its table,
 // `match(_:)` on a column. Both are filters, added to the request as any other.
 
-extension QueryInterfaceRequest {
+extension TableRequest where Self: FilteredRequest {
     /// Filters rows that match an FTS3 or FTS4 full-text pattern, in any column of the
-    /// request's table. A nil pattern matches no row.
+    /// request's table (a request, or an association). A nil pattern matches no row.
     ///
     /// ```swift
     /// // SELECT * FROM "document" WHERE "document" MATCH 'sqlite database'

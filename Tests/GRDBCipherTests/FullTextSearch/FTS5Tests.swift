@@ -323,6 +323,43 @@ struct FTS5Tests {
         ])
     }
 
+    @Test func matchingAnAssociation() throws {
+        struct Shelf: TableRecord, FetchableRecord, Decodable {
+            var id: Int64
+            var name: String
+            static let notes = hasMany(Table("note"), using: ForeignKey(["shelfId"]))
+        }
+        let test = try TestDatabase()
+        let recorder = SQLRecorder()
+        try test.dbQueue.write { db in
+            try db.create(table: "shelf") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("name", .text)
+            }
+            try db.create(virtualTable: "note", using: FTS5()) { t in
+                t.column("body")
+                t.column("shelfId").notIndexed()
+            }
+            try db.execute(sql: """
+                INSERT INTO shelf (id, name) VALUES (1, 'kitchen'), (2, 'office');
+                INSERT INTO note (body, shelfId) VALUES ('bake bread', 1), ('file taxes', 2), ('bread knife', 2);
+                """)
+            recorder.record(db)
+            // TableRequest.matching on an association: the shelves with a note about bread.
+            let shelves = try Shelf
+                .joining(required: Shelf.notes.matching(FTS5Pattern(matchingAllTokensIn: "bread")))
+                .distinct()
+                .order(Column("id"))
+                .fetchAll(db)
+            #expect(shelves.map(\.name) == ["kitchen", "office"])
+            let noShelf = try Shelf
+                .joining(required: Shelf.notes.matching(FTS5Pattern(matchingAllTokensIn: "taxes bread")))
+                .fetchAll(db)
+            #expect(noShelf.isEmpty)
+        }
+        #expect(recorder.dataSQL.first == #"SELECT DISTINCT "shelf".* FROM "shelf" JOIN "note" ON ("note"."shelfId" = "shelf"."id") AND ("note" MATCH ?) ORDER BY "shelf"."id""#)
+    }
+
     @Test func matchingARegularTableFails() throws {
         let test = try TestDatabase()
         try test.dbQueue.write { db in
