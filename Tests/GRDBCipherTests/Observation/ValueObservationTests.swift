@@ -295,6 +295,44 @@ struct ValueObservationTests {
         }
     }
 
+    @Test func prefetchedAssociationsAreTracked() throws {
+        struct Author: TableRecord, FetchableRecord, Decodable, Equatable {
+            static let books = hasMany(Book.self)
+            var id: Int64
+            var name: String
+        }
+        struct Book: TableRecord, FetchableRecord, Decodable, Equatable {
+            var id: Int64
+            var authorId: Int64
+            var title: String
+        }
+        struct AuthorInfo: FetchableRecord, Decodable, Equatable {
+            var author: Author
+            var books: [Book]
+        }
+        for (name, writer, _) in try makeWriters() {
+            try writer.write { db in
+                try db.execute(sql: """
+                    CREATE TABLE author (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+                    CREATE TABLE book (id INTEGER PRIMARY KEY, authorId INTEGER NOT NULL REFERENCES author(id), title TEXT NOT NULL);
+                    INSERT INTO author (id, name) VALUES (1, 'Le Guin');
+                    """)
+            }
+            let recorder = Recorder<[Int]>()
+            let cancellable = ValueObservation
+                .tracking { db in
+                    try Author.including(all: Author.books).asRequest(of: AuthorInfo.self).fetchAll(db).map(\.books.count)
+                }
+                .start(in: writer, scheduling: .async(onQueue: queue), onError: recorder.onError, onChange: recorder.onChange)
+            #expect(recorder.wait { $0.count == 1 } == [[0]], "\(name)")
+            // A change of the prefetched table only: the prefetch query's region is tracked.
+            try writer.write { db in try db.execute(sql: "INSERT INTO book (authorId, title) VALUES (1, 'Lathe of Heaven')") }
+            #expect(recorder.wait { $0.count == 2 } == [[0], [1]], "\(name)")
+            #expect(recorder.errors.read().isEmpty)
+            cancellable.cancel()
+        }
+    }
+
     @Test func trackingRegionFetchesOnlyWhenTheRegionChanges() throws {
         for (name, writer, _) in try makeWriters() {
             let fetches = LockedValue(0)
