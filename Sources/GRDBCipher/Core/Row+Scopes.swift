@@ -165,6 +165,50 @@ extension Row {
         return try Record(row: scopeRow)
     }
 
+    /// Decodes the records prefetched for `key` (``prefetchedRows``, filled by
+    /// `including(all:)`) into a collection.
+    ///
+    /// Throws a ``RowDecodingError`` if no rows were prefetched for this key, or the error of
+    /// the records' initializer.
+    ///
+    /// ```swift
+    /// let request = Author.including(all: Author.books)
+    /// for row in try Row.fetchAll(db, request) {
+    ///     let books: [Book] = try row.decode(forKey: "books")
+    /// }
+    /// ```
+    public func decode<Collection>(_ type: Collection.Type = Collection.self, forKey key: String) throws -> Collection
+    where Collection: RangeReplaceableCollection, Collection.Element: FetchableRecord
+    {
+        guard let rows = prefetchedRows[key] else {
+            throw RowDecodingError.prefetchedRowsNotFound(key, type: Collection.self, row: self)
+        }
+        var records = Collection()
+        records.reserveCapacity(rows.count)
+        for row in rows {
+            records.append(try Collection.Element(row: row))
+        }
+        return records
+    }
+
+    /// Decodes the records prefetched for `key` (``prefetchedRows``) into a set.
+    ///
+    /// ```swift
+    /// let books: Set<Book> = try row.decode(forKey: "books")
+    /// ```
+    public func decode<Record>(_ type: Set<Record>.Type = Set<Record>.self, forKey key: String) throws -> Set<Record>
+    where Record: FetchableRecord & Hashable
+    {
+        guard let rows = prefetchedRows[key] else {
+            throw RowDecodingError.prefetchedRowsNotFound(key, type: Set<Record>.self, row: self)
+        }
+        var records = Set<Record>(minimumCapacity: rows.count)
+        for row in rows {
+            records.insert(try Record(row: row))
+        }
+        return records
+    }
+
     /// Decodes the record of the scope named `scope` (searched in ``scopesTree``), or returns
     /// nil if there is no such scope or all its values are NULL (the missing row of a left
     /// join).

@@ -444,6 +444,12 @@ public struct RowDecodingError: Error, CustomStringConvertible, Sendable {
             + " - available scopes: \(row.scopesTree.names.sorted())")
     }
 
+    static func prefetchedRowsNotFound(_ key: String, type: Any.Type, row: Row) -> RowDecodingError {
+        RowDecodingError(description:
+            "prefetched rows not found: \(String(reflecting: key)) (decoding \(type))"
+            + " - available keys: \(row.prefetchedRows.keys.sorted())")
+    }
+
     static func columnNotFound(_ column: String, type: Any.Type, row: Row) -> RowDecodingError {
         RowDecodingError(description:
             "column not found: \(String(reflecting: column)) (decoding \(type))"

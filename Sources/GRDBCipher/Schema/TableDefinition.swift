@@ -452,7 +452,7 @@ public final class TableDefinition {
         onDelete deleteAction: Database.ForeignKeyAction? = nil,
         onUpdate updateAction: Database.ForeignKeyAction? = nil,
         deferred: Bool = false,
-        indexed: Bool = true) -> ColumnDefinition
+        indexed: Bool = true) -> ForeignKeyDefinition
     {
         let column = ColumnDefinition(name: name, type: nil)
         column.belongsTo = BelongsToRequest(
@@ -463,7 +463,7 @@ public final class TableDefinition {
             definingPrimaryKey?.append(column)
         }
         columns.append(column)
-        return column
+        return ForeignKeyDefinition(column: column)
     }
 
     /// Adds a table constraint `CHECK (condition)`.
@@ -867,5 +867,36 @@ extension Database {
     /// Deletes a view: `DROP VIEW "name"`.
     public func drop(view name: String) throws {
         try execute(sql: "DROP VIEW \(name.quotedDatabaseIdentifier)")
+    }
+}
+
+/// The foreign key that ``TableDefinition/belongsTo(_:inTable:onDelete:onUpdate:deferred:indexed:)``
+/// adds: its columns can be made `NOT NULL`, and the key unique.
+///
+/// ```swift
+/// try db.create(table: "player") { t in
+///     t.autoIncrementedPrimaryKey("id")
+///     t.belongsTo("team").notNull()
+/// }
+/// ```
+public final class ForeignKeyDefinition {
+    private let column: ColumnDefinition
+
+    init(column: ColumnDefinition) {
+        self.column = column
+    }
+
+    /// The foreign key columns are `NOT NULL`.
+    @discardableResult
+    public func notNull(onConflict conflictResolution: Database.ConflictResolution? = nil) -> Self {
+        column.notNull(onConflict: conflictResolution)
+        return self
+    }
+
+    /// The foreign key is unique (its index is a unique index).
+    @discardableResult
+    public func unique() -> Self {
+        column.unique()
+        return self
     }
 }

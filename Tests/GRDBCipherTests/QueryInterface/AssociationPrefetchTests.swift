@@ -130,6 +130,19 @@ struct AssociationPrefetchTests {
             // Row without prefetch.
             #expect(try Row.fetchOne(db, APComposer.all())!.prefetchedRows.isEmpty)
 
+            // Row.decode(_:forKey:) into collections.
+            let pieces: [APPiece] = try rows[0].decode(forKey: "pieces")
+            #expect(pieces.count == 2)
+            let pieceSet = try rows[1].decode(Set<APPiece>.self, forKey: "pieces")
+            #expect(pieceSet.count == 1)
+            #expect(try rows[2].decode([APPiece].self, forKey: "pieces").isEmpty)
+            do {
+                _ = try rows[0].decode([APPiece].self, forKey: "other")
+                Issue.record("expected an error")
+            } catch let error as RowDecodingError {
+                #expect("\(error)".contains("prefetched rows not found: \"other\""))
+            }
+
             // Cursors see the prefetched rows too.
             struct ComposerInfo: Decodable, FetchableRecord {
                 var composer: APComposer

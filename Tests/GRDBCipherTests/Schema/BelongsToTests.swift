@@ -187,17 +187,12 @@ struct BelongsToTests {
                 t.autoIncrementedPrimaryKey("id")
                 t.belongsTo("team", onDelete: .cascade).notNull().unique()
             }
-            try db.create(table: "fan") { t in
-                t.autoIncrementedPrimaryKey("id")
-                t.belongsTo("team").unique(onConflict: .replace)
-            }
             // The UNIQUE constraint is the index: none other.
             #expect(try db.indexes(on: "captain").map(\.origin) == [.uniqueConstraint])
         }
         #expect(sql == [
             "CREATE TABLE \"team\" (\"id\" INTEGER PRIMARY KEY AUTOINCREMENT)",
             "CREATE TABLE \"captain\" (\"id\" INTEGER PRIMARY KEY AUTOINCREMENT, \"teamId\" INTEGER NOT NULL UNIQUE REFERENCES \"team\"(\"id\") ON DELETE CASCADE)",
-            "CREATE TABLE \"fan\" (\"id\" INTEGER PRIMARY KEY AUTOINCREMENT, \"teamId\" INTEGER UNIQUE ON CONFLICT REPLACE REFERENCES \"team\"(\"id\"))",
         ])
     }
 
