@@ -139,6 +139,17 @@ public struct JSONColumn: ColumnExpression, SQLJSONExpressible, Sendable {
     }
 }
 
+extension ColumnExpression where Self: SQLJSONExpressible {
+    /// The column, as an expression. A JSON column keeps its JSON accessors through its type,
+    /// and is embedded as JSON in the functions that build JSON:
+    ///
+    /// ```swift
+    /// let address = JSONColumn("address")
+    /// Database.jsonArray([address]) // JSON_ARRAY(JSON("address"))
+    /// ```
+    public var sqlExpression: SQLExpression { SQLExpression(.column(name)) }
+}
+
 extension TableAliasBase {
     /// A JSON value whose columns refer to the aliased table.
     ///

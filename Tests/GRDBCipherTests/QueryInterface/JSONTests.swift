@@ -40,6 +40,20 @@ struct JSONTests {
         try Table("doc").filter(Column("id") == id).select(expression, as: T.self).fetchOne(db)
     }
 
+    @Test func jsonColumnExpressionIsTheColumn() throws {
+        try withDatabase { db in
+            let info = JSONColumn("info")
+            // The JSON column's own `sqlExpression` is the plain column, qualified in joins.
+            try expectSQL(db, info.sqlExpression, "\"info\"")
+            let alias = TableAlias(name: "d")
+            let request = Table("doc").aliased(alias).select(alias[info.sqlExpression]).order(Column("id"))
+            #expect(try request.fetchAll(db).map { $0[0] as String? }.count == 2)
+            #expect(try String.fetchOne(db, request) == #"{"name":"Ada","tags":["math","code"],"address":{"city":"London","country":"GB"},"level":3}"#)
+            let statement = try request.makePreparedRequest(db).statement
+            #expect(statement.sql == #"SELECT "d"."info" FROM "doc" "d" ORDER BY "d"."id""#)
+        }
+    }
+
     @Test func buildingJSON() throws {
         let info = JSONColumn("info"), label = Column("label")
         try withDatabase { db in
