@@ -78,7 +78,7 @@ final class ConnectionHooks {
     // MARK: - Observers
 
     /// A registered observer.
-    fileprivate final class Entry {
+    final class Entry {
         weak var weakObserver: (any TransactionObserver)?
         var strongObserver: (any TransactionObserver)?
         let extent: Database.TransactionObservationExtent
@@ -96,7 +96,9 @@ final class ConnectionHooks {
             }
         }
 
-        var observer: (any TransactionObserver)? { strongObserver ?? weakObserver }
+        var observer: (any TransactionObserver)? {
+            extent == .observerLifetime ? weakObserver : strongObserver
+        }
 
         /// Forgets the observer: nothing buffered for it is delivered any longer.
         func invalidate() {
@@ -105,10 +107,21 @@ final class ConnectionHooks {
         }
     }
 
+    /// What the observers wanted of a statement's changes the last time it ran, kept by the
+    /// statement: when they give the same answers again, the statement reuses the same list of
+    /// interests (no allocation per execution).
+    struct InterestCache {
+        /// The observers it was computed for (``ConnectionHooks/entriesGeneration``).
+        fileprivate var generation: Int
+        /// Bit `e * kinds + k`: observer `e` wants the changes of kind `k`.
+        fileprivate var answers: UInt64
+        fileprivate var interest: [Interest]
+    }
+
     /// An observer that wants some changes of the running statement, and which ones. Kept per
     /// execution: a cursor that steps later still delivers what its statement's observers
     /// wanted when it started.
-    fileprivate struct Interest {
+    struct Interest {
         let entry: Entry
         /// The kinds of change, and the tables (ASCII-lowercased); empty when `acceptsAll`.
         let changes: [(kind: DatabaseEvent.Kind, table: String)]
@@ -122,7 +135,11 @@ final class ConnectionHooks {
 
     // Accessed by each statement that writes: no dynamic exclusivity check (the connection is
     // used by one thread at a time, and these are never accessed overlapping).
-    @exclusivity(unchecked) private var entries: [Entry] = []
+    @exclusivity(unchecked) private var entries: [Entry] = [] {
+        didSet { entriesGeneration &+= 1 }
+    }
+    /// Changes with the list of observers: a statement's cached interest is for one list.
+    @exclusivity(unchecked) private var entriesGeneration = 0
 
     /// Whether an observer may be told something (deallocated observers are forgotten at the
     /// end of transactions, and when observers are added or removed).
@@ -141,13 +158,15 @@ final class ConnectionHooks {
         for entry in entries where entry.id == id { entry.invalidate() }
         entries.removeAll { $0.id == id || $0.observer == nil }
         interested.removeAll { $0.entry.id == id }
-        updateInterest()
+        if interested.isEmpty { removeUpdateHook() }
     }
 
     func stopObservingChanges(of observer: some TransactionObserver) {
         let id = ObjectIdentifier(observer)
-        for entry in entries where entry.id == id {
-            entry.ignoresChangesUntilTransactionEnd = true
+        entries.withUnsafeBufferPointer { entries in
+            for index in entries.indices where entries[index].id == id {
+                entries[index].ignoresChangesUntilTransactionEnd = true
+            }
         }
     }
 
@@ -159,6 +178,11 @@ final class ConnectionHooks {
 
     private func notifying(_ body: () throws -> Void) rethrows {
         let previous = NotifyingHooks.current
+        if previous === self {
+            // Set by the statement that runs (see `willExecuteTracked`).
+            try body()
+            return
+        }
         NotifyingHooks.current = self
         defer { NotifyingHooks.current = previous }
         try body()
@@ -175,7 +199,7 @@ final class ConnectionHooks {
         var events: [(entry: Entry, event: DatabaseEvent)] = []
     }
 
-    private var savepoints: [Savepoint] = []
+    @exclusivity(unchecked) private var savepoints: [Savepoint] = []
 
     // MARK: - Statement execution
 
@@ -188,6 +212,9 @@ final class ConnectionHooks {
         /// Observers hear of the end of the transaction (there are some, and the connection is
         /// not in a read-only access).
         fileprivate var notifies = false
+        /// The hooks that were notifying on this thread before the statement ran, when the
+        /// statement set itself as notifying (its update hook then sets nothing per row).
+        fileprivate var notifyingToRestore: ConnectionHooks??
     }
 
     /// Observers that want changes of the running statement.
@@ -230,10 +257,8 @@ final class ConnectionHooks {
         }
         guard !entries.isEmpty, !database.isReadOnly else {
             execution.notifies = false
-            if !interested.isEmpty {
-                interested = []
-                updateInterest()
-            }
+            interested = []
+            removeUpdateHook()
             executionDepth += 1
             return execution
         }
@@ -241,36 +266,22 @@ final class ConnectionHooks {
         execution.notifies = true
 
         // Which observers want which changes of this statement.
-        var newInterest: [Interest] = []
-        let eventKinds = statement.eventKinds
-        if !eventKinds.isEmpty {
-            for entry in entries {
-                guard !entry.ignoresChangesUntilTransactionEnd, let observer = entry.observer else { continue }
-                // The accepted changes are listed only when some are refused: an observer that
-                // wants all of them (the common case) costs no allocation.
-                var changes: [(kind: DatabaseEvent.Kind, table: String)] = []
-                var acceptsAll = true
-                for (index, kind) in eventKinds.enumerated() {
-                    if observer.observes(eventsOfKind: kind) {
-                        if !acceptsAll { changes.append((kind.eventKind, kind.tableName.asciiLowercased())) }
-                    } else if acceptsAll {
-                        acceptsAll = false
-                        changes = eventKinds[..<index].map { ($0.eventKind, $0.tableName.asciiLowercased()) }
-                    }
-                }
-                if acceptsAll || !changes.isEmpty {
-                    newInterest.append(Interest(entry: entry, changes: changes, acceptsAll: acceptsAll))
-                }
+        let newInterest = interest(in: statement)
+        interested = newInterest
+        if newInterest.isEmpty {
+            removeUpdateHook()
+        } else {
+            installUpdateHook()
+            let current = NotifyingHooks.current
+            if current !== self {
+                execution.notifyingToRestore = .some(current)
+                NotifyingHooks.current = self
             }
-        }
-        if !(newInterest.isEmpty && interested.isEmpty) {
-            interested = newInterest
-            updateInterest()
         }
         if statement.analysis.allowsTruncation
             && newInterest.contains(where: { interest in
                 interest.acceptsAll
-                    ? eventKinds.contains { $0.eventKind == .delete }
+                    ? statement.eventKinds.contains { $0.eventKind == .delete }
                     : interest.changes.contains { $0.kind == .delete }
             })
         {
@@ -297,6 +308,87 @@ final class ConnectionHooks {
         }
         executionDepth += 1
         return execution
+    }
+
+    /// Asks each observer about each change the statement may make (once per execution, as
+    /// GRDB documents), and returns those that want some. The list is the statement's cached
+    /// one when the observers and their answers are the same as last time.
+    private func interest(in statement: Statement) -> [Interest] {
+        let kindCount = statement.eventKinds.count
+        if kindCount == 0 { return [] }
+        let cacheable = entries.count * kindCount <= UInt64.bitWidth
+        if !cacheable {
+            // Too many observers for the bits: ask, and keep nothing.
+            return computeInterest(statement.eventKinds) { _, kindIndex, observer in
+                observer.observes(eventsOfKind: statement.eventKinds[kindIndex])
+            }
+        }
+        // Borrowed, not copied: this runs before every statement that writes.
+        let answers = entries.withUnsafeBufferPointer { entries in
+            statement.eventKinds.withUnsafeBufferPointer { kinds in
+                var answers: UInt64 = 0
+                var bit: UInt64 = 1
+                for entry in entries {
+                    if !entry.ignoresChangesUntilTransactionEnd, let observer = entry.observer {
+                        for index in kinds.indices {
+                            if observer.observes(eventsOfKind: kinds[index]) { answers |= bit }
+                            bit &<<= 1
+                        }
+                    } else {
+                        bit &<<= UInt64(kindCount)
+                    }
+                }
+                return answers
+            }
+        }
+        if let cache = statement.interestCache, cache.generation == entriesGeneration, cache.answers == answers {
+            return cache.interest
+        }
+        // A statement that is not reused (`execute(sql:)` compiles anew) may make the same
+        // changes as the previous one: its list is the same.
+        if let last = lastInterest, last.cache.generation == entriesGeneration, last.cache.answers == answers,
+           last.eventKinds == statement.eventKinds
+        {
+            statement.interestCache = last.cache
+            return last.cache.interest
+        }
+        let interest = computeInterest(statement.eventKinds) { entryIndex, kindIndex, _ in
+            answers & (1 << UInt64(entryIndex * kindCount + kindIndex)) != 0
+        }
+        let cache = InterestCache(generation: entriesGeneration, answers: answers, interest: interest)
+        statement.interestCache = cache
+        lastInterest = (statement.eventKinds, cache)
+        return interest
+    }
+
+    /// The interest computed last, for the statements that run once.
+    @exclusivity(unchecked) private var lastInterest: (eventKinds: [DatabaseEventKind], cache: InterestCache)?
+
+    /// The observers that want some of the changes, given each one's answer for each kind.
+    private func computeInterest(
+        _ eventKinds: [DatabaseEventKind],
+        _ wants: (_ entryIndex: Int, _ kindIndex: Int, _ observer: any TransactionObserver) -> Bool) -> [Interest]
+    {
+        var result: [Interest] = []
+        for (entryIndex, entry) in entries.enumerated() {
+            guard !entry.ignoresChangesUntilTransactionEnd, let observer = entry.observer else { continue }
+            // The accepted changes are listed only when some are refused: an observer that
+            // wants all of them (the common case) needs no list.
+            var changes: [(kind: DatabaseEvent.Kind, table: String)] = []
+            var acceptsAll = true
+            for (kindIndex, kind) in eventKinds.enumerated() {
+                if wants(entryIndex, kindIndex, observer) {
+                    if !acceptsAll { changes.append((kind.eventKind, kind.tableName.asciiLowercased())) }
+                } else if acceptsAll {
+                    acceptsAll = false
+                    changes = eventKinds[..<kindIndex].map { ($0.eventKind, $0.tableName.asciiLowercased()) }
+                }
+            }
+            if acceptsAll || !changes.isEmpty {
+                result.append(Interest(entry: entry, changes: changes, acceptsAll: acceptsAll))
+            }
+        }
+        return result
     }
 
     /// Called once the statement is done (or failed, with `error`); returns the error to throw.
@@ -347,13 +439,17 @@ final class ConnectionHooks {
         return error
     }
 
+    /// Gives the interest back to the execution that ran before (a cursor that steps later).
+    /// The update hook stays installed: the next statement decides whether it needs it.
     private func restore(_ execution: Execution) {
+        if let notifying = execution.notifyingToRestore {
+            NotifyingHooks.current = notifying
+        }
         if let previous = execution.previousInterest {
             interested = previous
-            updateInterest()
+            installUpdateHook()
         } else if !interested.isEmpty {
             interested = []
-            updateInterest()
         }
     }
 
@@ -478,20 +574,23 @@ final class ConnectionHooks {
 
     // MARK: - SQLite hooks
 
-    /// Installs the update hook while some observer wants the changes of the running statement.
-    private func updateInterest() {
-        if interested.isEmpty != updateHookInstalled { return }
+    /// Installs the update hook, for the changes of the running statement that observers want.
+    private func installUpdateHook() {
+        if updateHookInstalled { return }
         guard let handle = database.sqliteConnection else { return }
-        if interested.isEmpty {
-            sqlite3_update_hook(handle, nil, nil)
-            updateHookInstalled = false
-        } else {
-            sqlite3_update_hook(handle, { context, kind, databaseName, tableName, rowID in
-                Unmanaged<ConnectionHooks>.fromOpaque(context!).takeUnretainedValue()
-                    .updateHook(kind, databaseName!, tableName!, rowID)
-            }, Unmanaged.passUnretained(self).toOpaque())
-            updateHookInstalled = true
-        }
+        sqlite3_update_hook(handle, { context, kind, databaseName, tableName, rowID in
+            Unmanaged<ConnectionHooks>.fromOpaque(context!).takeUnretainedValue()
+                .updateHook(kind, databaseName!, tableName!, rowID)
+        }, Unmanaged.passUnretained(self).toOpaque())
+        updateHookInstalled = true
+    }
+
+    /// Removes the update hook, when no observer wants the changes of the running statement.
+    private func removeUpdateHook() {
+        if !updateHookInstalled { return }
+        guard let handle = database.sqliteConnection else { return }
+        sqlite3_update_hook(handle, nil, nil)
+        updateHookInstalled = false
     }
 
     private func updateHook(_ kind: CInt, _ databaseName: UnsafePointer<CChar>, _ tableName: UnsafePointer<CChar>, _ rowID: Int64) {
@@ -499,8 +598,13 @@ final class ConnectionHooks {
         let event = DatabaseEvent(kind: kind, rowID: rowID, databaseNameCString: databaseName, tableNameCString: tableName)
         if savepoints.isEmpty {
             notifying {
-                for interest in interested where !interest.entry.ignoresChangesUntilTransactionEnd && interest.accepts(event) {
-                    interest.entry.observer?.databaseDidChange(with: event)
+                interested.withUnsafeBufferPointer { interested in
+                    for index in interested.indices {
+                        let entry = interested[index].entry
+                        if !entry.ignoresChangesUntilTransactionEnd && interested[index].accepts(event) {
+                            entry.observer?.databaseDidChange(with: event)
+                        }
+                    }
                 }
             }
         } else {

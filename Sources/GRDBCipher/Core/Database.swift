@@ -16,7 +16,7 @@ import Foundation
 /// Thread-safety: not thread-safe; a connection is confined to its serial dispatch queue.
 public final class Database {
     /// The SQLite connection handle; nil once the connection is closed.
-    public private(set) var sqliteConnection: SQLiteConnection?
+    @exclusivity(unchecked) public private(set) var sqliteConnection: SQLiteConnection?
 
     /// The configuration of the connection.
     public let configuration: Configuration
@@ -36,7 +36,7 @@ public final class Database {
 
     /// The region read by the fetches of the observation that tracks them, if any (see
     /// ``registerAccess(to:)``).
-    var trackedRegion: DatabaseRegion?
+    @exclusivity(unchecked) var trackedRegion: DatabaseRegion?
 
     /// The user's statements, by SQL: ``cachedStatement(sql:)``.
     private var userStatements: [String: Statement] = [:]
@@ -56,7 +56,7 @@ public final class Database {
 
     /// Whether the current transaction ran a statement that writes (reset by the commit and
     /// rollback hooks).
-    var transactionHasWrites = false
+    @exclusivity(unchecked) var transactionHasWrites = false
 
     /// Table information (primary keys, columns, indexes), read from the schema once.
     var schemaCache = SchemaCache()
@@ -98,7 +98,7 @@ public final class Database {
     var isReadOnly: Bool { opensReadOnly || readOnlyDepth > 0 }
 
     /// The transaction the library opened, if any (see ``withOwnedTransaction(_:_:)``).
-    var transactionScope = TransactionScope.none
+    @exclusivity(unchecked) var transactionScope = TransactionScope.none
 
     /// Boxes that must live as long as the connection (busy handler, trace).
     var busyCallbackBox: BusyCallbackBox?

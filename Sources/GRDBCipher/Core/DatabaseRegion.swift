@@ -43,7 +43,13 @@ public struct DatabaseRegion: Sendable {
     }
 
     /// Table regions by lowercased table name; nil is the full database.
-    private(set) var tables: [String: TableRegion]?
+    private(set) var tables: [String: TableRegion]? {
+        didSet { hasRowIDs = tables?.values.contains { $0.rowIDs != nil } ?? false }
+    }
+
+    /// Whether some table of the region is restricted to some rows. Without, every event
+    /// may modify the region (``isModified(by:)`` is true), and nothing needs a look-up.
+    private var hasRowIDs = false
 
     /// The empty region.
     ///
@@ -57,6 +63,7 @@ public struct DatabaseRegion: Sendable {
 
     private init(tables: [String: TableRegion]?) {
         self.tables = tables
+        hasRowIDs = tables?.values.contains { $0.rowIDs != nil } ?? false
     }
 
     /// The region that covers every table, column and row: any change modifies it.
@@ -70,6 +77,7 @@ public struct DatabaseRegion: Sendable {
     /// The region of some columns of a table (every column if `columns` is nil).
     init(table: String, columns: Set<String>?, rowIDs: Set<Int64>? = nil) {
         tables = [table.asciiLowercased(): TableRegion(name: table, columns: columns.map { Set($0.map { $0.asciiLowercased() }) }, rowIDs: rowIDs)]
+        hasRowIDs = rowIDs != nil
     }
 
     /// Whether the region is empty: no change ever modifies it.
@@ -144,8 +152,8 @@ public struct DatabaseRegion: Sendable {
     /// region.isModified(byEventsOfKind: .update(tableName: "player", columnNames: ["score"])) // false
     /// ```
     public func isModified(byEventsOfKind eventKind: DatabaseEventKind) -> Bool {
-        guard let tables else { return true }
-        guard let region = tables[eventKind.tableName.asciiLowercased()] else { return false }
+        if tables == nil { return true }
+        guard let region = tableRegion(named: eventKind.tableName) else { return false }
         switch eventKind {
         case .insert, .delete:
             return true
@@ -160,8 +168,22 @@ public struct DatabaseRegion: Sendable {
     ///
     /// Use it after ``isModified(byEventsOfKind:)``: events on tables outside the region answer
     /// true.
+    /// The region of a table, by name (case-insensitive). Asked before each statement that
+    /// writes, for each observation: a few tables are compared without hashing.
+    private func tableRegion(named name: String) -> TableRegion? {
+        guard let tables else { return nil }
+        if tables.count <= 4 {
+            for (key, region) in tables where key.equalsIgnoringASCIICase(name) {
+                return region
+            }
+            return nil
+        }
+        return tables[name.asciiLowercased()]
+    }
+
     public func isModified(by event: DatabaseEvent) -> Bool {
-        guard let tables, let region = tables[event.tableName.asciiLowercased()], let rowIDs = region.rowIDs else {
+        // Only rows restrict a region: without them, the answer needs no table name.
+        guard hasRowIDs, let tables, let region = tables[event.tableName.asciiLowercased()], let rowIDs = region.rowIDs else {
             return true
         }
         return rowIDs.contains(event.rowID)

@@ -212,11 +212,6 @@ extension String: DatabaseValueConvertible, StatementColumnConvertible {
 }
 
 extension String {
-    /// Whether two identifiers are equal for SQLite: ASCII letters compare case-insensitively,
-    /// other characters exactly (SQLite folds ASCII only).
-    ///
-    /// Compares contiguous bytes: cheaper than `==`, whose slow path for different strings
-    /// dominated record encoding in profiles.
     /// The string with ASCII capitals lowercased, and nothing else: SQLite's folding of
     /// identifiers (`Été` and `été` are two tables for SQLite).
     func asciiLowercased() -> String {
@@ -224,6 +219,11 @@ extension String {
         return String(decoding: utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
+    /// Whether two identifiers are equal for SQLite: ASCII letters compare case-insensitively,
+    /// other characters exactly (SQLite folds ASCII only).
+    ///
+    /// Compares contiguous bytes: cheaper than `==`, whose slow path for different strings
+    /// dominated record encoding in profiles.
     func equalsIgnoringASCIICase(_ other: String) -> Bool {
         guard utf8.count == other.utf8.count else { return false }
         var lhs = self

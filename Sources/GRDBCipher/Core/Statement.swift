@@ -56,6 +56,9 @@ public final class Statement {
     /// The changes the statement may make (its analysis's, read without copying it).
     let eventKinds: [DatabaseEventKind]
 
+    /// What transaction observers wanted of the statement's changes when it last ran.
+    @exclusivity(unchecked) var interestCache: ConnectionHooks.InterestCache?
+
     /// The arguments currently bound.
     @exclusivity(unchecked) private var boundArguments = StatementArguments()
 

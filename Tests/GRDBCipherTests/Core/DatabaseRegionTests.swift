@@ -75,6 +75,27 @@ struct DatabaseRegionTests {
         #expect(wholeTable.isModified(byEventsOfKind: .update(tableName: "plant", columnNames: ["id"])))
     }
 
+    @Test func modificationsByKindInRegionsOfManyTables() throws {
+        // Regions of a few tables and of many are looked up alike: case-insensitively for
+        // ASCII letters, exactly for other characters.
+        for count in [1, 4, 5, 12] {
+            var region = DatabaseRegion()
+            for index in 0..<count {
+                region.formUnion(DatabaseRegion(table: "Table\(index)", columns: ["score"]))
+            }
+            for index in 0..<count {
+                #expect(region.isModified(byEventsOfKind: .insert(tableName: "table\(index)")), "\(count)")
+                #expect(region.isModified(byEventsOfKind: .update(tableName: "TABLE\(index)", columnNames: ["Score"])), "\(count)")
+                #expect(!region.isModified(byEventsOfKind: .update(tableName: "table\(index)", columnNames: ["name"])), "\(count)")
+            }
+            #expect(!region.isModified(byEventsOfKind: .delete(tableName: "table\(count)")), "\(count)")
+            #expect(!region.isModified(byEventsOfKind: .delete(tableName: "table")), "\(count)")
+        }
+        let accented = DatabaseRegion(table: "été")
+        #expect(accented.isModified(byEventsOfKind: .insert(tableName: "été")))
+        #expect(!accented.isModified(byEventsOfKind: .insert(tableName: "ÉTÉ")))
+    }
+
     @Test func regionsOfRequests() throws {
         try withGreenhouse { (db: Database) throws in
             #expect(try Plant.all().databaseRegion(db).description == "plant(id,name,water)")

@@ -567,4 +567,65 @@ struct TransactionObserverTests {
         // A description names the change, never the row's values.
         #expect(!"\(keeper.events[0])".contains("Hu"))
     }
+
+    /// An observer whose interest changes between two runs of the same statement.
+    private final class Switchable: TransactionObserver {
+        var wantsOwners = false
+        var asked = 0
+        var rowIDs: [Int64] = []
+        func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
+            asked += 1
+            return wantsOwners && eventKind.tableName == "owner"
+        }
+        func databaseDidChange(with event: DatabaseEvent) { rowIDs.append(event.rowID) }
+        func databaseDidCommit(_ db: Database) {}
+        func databaseDidRollback(_ db: Database) {}
+    }
+
+    @Test func aReusedStatementAsksAgainAtEachExecution() throws {
+        let test = try makeQueue()
+        let observer = Switchable()
+        test.dbQueue.add(transactionObserver: observer)
+        try test.dbQueue.write { db in
+            let statement = try db.cachedStatement(sql: "INSERT INTO owner (id, name) VALUES (?, 'x')")
+            try statement.execute(arguments: [1])
+            observer.wantsOwners = true
+            try statement.execute(arguments: [2])
+            try statement.execute(arguments: [3])
+            observer.wantsOwners = false
+            try statement.execute(arguments: [4])
+            // Statements compiled anew each time (execute(sql:)) too.
+            for id in 5...7 {
+                observer.wantsOwners = id != 6
+                try db.execute(sql: "INSERT INTO owner (id, name) VALUES (?, 'y')", arguments: [id])
+            }
+        }
+        #expect(observer.rowIDs == [2, 3, 5, 7])
+        // Once per execution, as GRDB documents it.
+        #expect(observer.asked == 7)
+    }
+
+    @Test func interestFollowsObserversAddedAndRemovedBetweenExecutions() throws {
+        let test = try makeQueue()
+        let first = Journal(tables: ["owner"])
+        let second = Journal(tables: ["owner"])
+        // More observers than the 64 answers a statement remembers: asked every time too.
+        let crowd = (0..<70).map { _ in Journal(tables: ["pet"]) }
+        try test.dbQueue.write { db in
+            let statement = try db.cachedStatement(sql: "INSERT INTO owner (id, name) VALUES (?, 'x')")
+            db.add(transactionObserver: first)
+            try statement.execute(arguments: [1])
+            db.add(transactionObserver: second)
+            try statement.execute(arguments: [2])
+            db.remove(transactionObserver: first)
+            try statement.execute(arguments: [3])
+            for journal in crowd { db.add(transactionObserver: journal) }
+            try statement.execute(arguments: [4])
+            try db.execute(sql: "INSERT INTO pet (id, name) VALUES (1, 'Rex')")
+        }
+        #expect(first.take() == ["insert owner 1", "insert owner 2"])
+        #expect(second.take() == ["insert owner 2", "insert owner 3", "insert owner 4", "willCommit", "didCommit"])
+        #expect(crowd.allSatisfy { $0.take() == ["insert pet 1", "willCommit", "didCommit"] })
+        #expect(crowd[0].askedKinds.count == 2)
+    }
 }
