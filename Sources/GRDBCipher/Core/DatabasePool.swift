@@ -25,6 +25,8 @@ import Foundation
 public final class DatabasePool: DatabaseWriter {
     let writer: SerializedDatabase
     let readers: ReaderPool
+    /// The reads of observations, batched (see ``BatchedReads``).
+    let batchedReads: BatchedReads
     /// Nil when the pool does not cache its derived key.
     /// The keyings of the pool's connections, which share what one learns (decision 14).
     let keyingSource: any ConnectionKeyingSource
@@ -61,10 +63,15 @@ public final class DatabasePool: DatabaseWriter {
                 throw error
             }
         }
-        readers = ReaderPool(maximumCount: configuration.maximumReaderCount) { [configuration, keyingSource] index in
+        let readers = ReaderPool(maximumCount: configuration.maximumReaderCount) { [configuration, keyingSource] index in
             try Self.openReadOnlyConnection(
                 path: path, configuration: configuration, label: "\(label).reader.\(index)", keyingSource: keyingSource)
         }
+        self.readers = readers
+        let qos = configuration.readQoS.qosClass
+        batchedReads = BatchedReads(
+            maximumConcurrentBatches: BatchedReads.defaultConcurrency(maximumReaderCount: configuration.maximumReaderCount),
+            acquireReader: { access in Self.asyncReaderAccess(readers: readers, qos: qos, access) })
     }
 
     /// Opens a read-only connection, keyed from the key cache when it knows the passphrase.
@@ -176,7 +183,15 @@ public final class DatabasePool: DatabaseWriter {
 
     /// Acquires a reader off the caller's thread, then runs `access` on the reader's queue.
     private func asyncReaderAccess(_ access: @escaping @Sendable (Result<Database, any Error>) -> Void) {
-        DispatchQueue.global(qos: configuration.readQoS.qosClass).async { [readers] in
+        Self.asyncReaderAccess(readers: readers, qos: configuration.readQoS.qosClass, access)
+    }
+
+    private static func asyncReaderAccess(
+        readers: ReaderPool,
+        qos: DispatchQoS.QoSClass,
+        _ access: @escaping @Sendable (Result<Database, any Error>) -> Void)
+    {
+        DispatchQueue.global(qos: qos).async {
             let lease: ReaderPool.Lease
             do {
                 lease = try readers.acquire()

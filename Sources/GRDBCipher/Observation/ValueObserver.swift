@@ -43,7 +43,13 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
     private let state = LockedValue(State())
 
     /// Used on the writer only.
-    private var region = DatabaseRegion()
+    private var region = DatabaseRegion() {
+        didSet { lastObservedKind = nil }
+    }
+    /// The last kind of change the writer asked about, and the answer: statements that make
+    /// the same changes over and over ask the same question, answered without looking into
+    /// the region again.
+    private var lastObservedKind: (kind: DatabaseEventKind, observes: Bool)?
     private var isModified = false
     /// Whether fetches after changes run in the readers of a pool.
     private var fetchesInReaders = false
@@ -242,26 +248,29 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
     }
 
     /// In a reader of the pool: one fetch at a time; a change that happens meanwhile makes
-    /// another fetch when this one is done.
-    private func fetchInReader() {
-        let pool = state.update { state -> DatabasePool? in
-            if state.isCancelled { return nil }
+    /// another fetch when this one is done. The fetches of the pool's observations that wait
+    /// together run together, in one read transaction (``BatchedReads``).
+    private func fetchInReader(afterChange: Bool) {
+        let (pool, isCancelled) = state.update { state -> (DatabasePool?, Bool) in
+            if state.isCancelled { return (nil, true) }
             if state.isFetching {
                 state.needsFetch = true
-                return nil
+                return (nil, false)
             }
             state.isFetching = true
-            return state.readerPool
+            return (state.readerPool, false)
         }
+        if afterChange && !isCancelled { events.databaseDidChange?() }
         guard let pool else { return }
-        pool.asyncUnsafeRead { dbResult in
+        pool.batchedReads.schedule { dbResult in
             do {
                 let db = try dbResult.get()
-                self.events.willFetch?()
-                // The read starts after the commit that asked for it: its first query sees
-                // that commit, or a later one, without a query to fix the snapshot first.
-                let fetched = try db.isolated(snapshotNow: false) { try self.fetcher.fetch(db) }
-                self.reduceAndNotify(fetched)
+                if !self.isCancelled {
+                    self.events.willFetch?()
+                    // The batch's read began after the commit that asked for this fetch: its
+                    // queries see that commit, or a later one.
+                    self.reduceAndNotify(try self.fetcher.fetch(db))
+                }
             } catch {
                 self.fail(error)
             }
@@ -270,7 +279,7 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
                 defer { state.needsFetch = false }
                 return state.needsFetch && !state.isCancelled
             }
-            if again { self.fetchInReader() }
+            if again { self.fetchInReader(afterChange: false) }
         }
     }
 
@@ -327,7 +336,10 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
     // MARK: TransactionObserver (on the writer)
 
     func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
-        region.isModified(byEventsOfKind: eventKind)
+        if let last = lastObservedKind, last.kind == eventKind { return last.observes }
+        let observes = region.isModified(byEventsOfKind: eventKind)
+        lastObservedKind = (eventKind, observes)
+        return observes
     }
 
     func databaseDidChange(with event: DatabaseEvent) {
@@ -351,12 +363,13 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
 
     /// On the writer, after a change of the region: fetches a fresh value.
     private func refresh(_ db: Database) {
-        if isCancelled { return }
-        events.databaseDidChange?()
         if fetchesInReaders {
-            fetchInReader()
+            // Checks the cancellation under the lock it takes anyway.
+            fetchInReader(afterChange: true)
             return
         }
+        if isCancelled { return }
+        events.databaseDidChange?()
         do {
             let (fetched, newRegion) = try fetch(db)
             if case .nonConstantRegionRecordedFromSelection = trackingMode, newRegion != region {

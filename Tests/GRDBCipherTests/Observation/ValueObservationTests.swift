@@ -381,6 +381,47 @@ struct ValueObservationTests {
         }
     }
 
+    /// On a pool, the fetches of constant-region observations that wait together run together
+    /// in one reader: a failing one ends its own observation only, the others go on, and each
+    /// ends on the last commit.
+    @Test func poolObservationsFetchedTogetherFailAlone() throws {
+        struct Failure: Error {}
+        let directory = try TemporaryDirectory()
+        let pool = try DatabasePool(path: directory.path("batch.sqlite"), configuration: TestDatabase.configure(Configuration()))
+        try pool.write { db in try db.execute(sql: schema) }
+        let failing = ValueObservation.trackingConstantRegion { db -> Int in
+            let value = try counterValue(db)
+            if value >= 3 { throw Failure() }
+            return value
+        }
+        let failingRecorder = Recorder<Int>()
+        let failingCancellable = failing.start(in: pool, scheduling: .async(onQueue: queue), onError: failingRecorder.onError, onChange: failingRecorder.onChange)
+        let recorders = (0..<6).map { _ in Recorder<Int>() }
+        let cancellables = recorders.enumerated().map { index, recorder in
+            ValueObservation.trackingConstantRegion { db in try counterValue(db) + 1000 * index }
+                .start(in: pool, scheduling: .async(onQueue: queue), onError: recorder.onError, onChange: recorder.onChange)
+        }
+        for _ in 0..<200 {
+            try increment(pool)
+        }
+        for (index, recorder) in recorders.enumerated() {
+            let values = recorder.wait { $0.last == 200 + 1000 * index }
+            #expect(values.last == 200 + 1000 * index)
+            #expect(values == values.sorted())
+            #expect(recorder.errors.read().isEmpty)
+        }
+        let errors = failingRecorder.waitForErrors(1)
+        #expect(errors.count == 1 && errors.first is Failure)
+        #expect(failingRecorder.values.read().allSatisfy { $0 < 3 })
+        // After the failure, the others still hear of commits.
+        try increment(pool)
+        for (index, recorder) in recorders.enumerated() {
+            #expect(recorder.wait { $0.last == 201 + 1000 * index }.last == 201 + 1000 * index)
+        }
+        failingCancellable.cancel()
+        cancellables.forEach { $0.cancel() }
+    }
+
     @Test func aFailingInitialFetchGoesToOnError() throws {
         for (name, writer, _) in try makeWriters() {
             let recorder = Recorder<Int>()

@@ -1,0 +1,105 @@
+import Foundation
+
+/// Runs small read jobs of a pool (the fetches of observations after a commit) together: the
+/// jobs waiting when a batch starts share one reader and one read transaction, and only a few
+/// batches run at once.
+///
+/// A commit that changes what ten observations track asks for ten fetches. Run one by one, each
+/// in its own reader, they take every core and slow the writer that caused them; run together,
+/// they cost one lease, one transaction, and at most `maximumConcurrentBatches` threads, and a
+/// job that arrives while a batch runs waits for the next batch instead of starting a thread.
+///
+/// A job runs in a read transaction that began after the job was scheduled: it sees the commit
+/// that scheduled it, or a later one.
+final class BatchedReads: @unchecked Sendable {
+    /// A job gets the connection inside the batch's transaction, or the error that prevented
+    /// the batch from starting. It handles its own errors.
+    typealias Job = @Sendable (Result<Database, any Error>) -> Void
+
+    private struct State {
+        var pending: [Job] = []
+        var runningBatches = 0
+    }
+
+    private let state = LockedValue(State())
+    private let maximumConcurrentBatches: Int
+    private let acquireReader: @Sendable (@escaping @Sendable (Result<Database, any Error>) -> Void) -> Void
+
+    /// - parameter maximumConcurrentBatches: at least 1.
+    /// - parameter acquireReader: runs its argument in a reader connection, off the caller's
+    ///   thread.
+    init(
+        maximumConcurrentBatches: Int,
+        acquireReader: @escaping @Sendable (@escaping @Sendable (Result<Database, any Error>) -> Void) -> Void)
+    {
+        self.maximumConcurrentBatches = max(1, maximumConcurrentBatches)
+        self.acquireReader = acquireReader
+    }
+
+    /// How many batches a pool runs at once: one core is left to the writer, and no more
+    /// batches than readers.
+    static func defaultConcurrency(maximumReaderCount: Int) -> Int {
+        max(1, min(maximumReaderCount, ProcessInfo.processInfo.activeProcessorCount - 1))
+    }
+
+    /// Schedules a job; it runs in the next batch that starts.
+    func schedule(_ job: @escaping Job) {
+        let startsBatch = state.update { state -> Bool in
+            state.pending.append(job)
+            guard state.runningBatches < maximumConcurrentBatches else { return false }
+            state.runningBatches += 1
+            return true
+        }
+        if startsBatch { runBatch() }
+    }
+
+    /// Takes the pending jobs, and runs them in one reader and one transaction; then goes on
+    /// with the jobs that arrived meanwhile, if any.
+    private func runBatch() {
+        acquireReader { [self] dbResult in
+            // Taken once the reader is there: jobs that arrived while it was acquired join.
+            var jobs = state.update { state -> [Job] in
+                defer { state.pending = [] }
+                return state.pending
+            }
+            switch dbResult {
+            case let .failure(error):
+                for job in jobs { job(.failure(error)) }
+            case let .success(db):
+                var began = false
+                do {
+                    try db.isolated(snapshotNow: false) {
+                        began = true
+                        while !jobs.isEmpty {
+                            let job = jobs.removeFirst()
+                            job(.success(db))
+                            // A job whose failure ended the transaction (an interrupt, say)
+                            // leaves the others to a new one.
+                            if !db.isInsideTransaction { break }
+                        }
+                    }
+                } catch {
+                    // The transaction could not begin: no job ran, each gets the error. An
+                    // error at its end is about jobs that ran and saw their own results.
+                    if !began {
+                        let failed = jobs
+                        jobs = []
+                        for job in failed { job(.failure(error)) }
+                    }
+                }
+                if !jobs.isEmpty {
+                    // Left by a transaction that ended early: first in the next batch.
+                    state.update { $0.pending.insert(contentsOf: jobs, at: 0) }
+                }
+            }
+            let continues = state.update { state -> Bool in
+                if state.pending.isEmpty {
+                    state.runningBatches -= 1
+                    return false
+                }
+                return true
+            }
+            if continues { runBatch() }
+        }
+    }
+}
