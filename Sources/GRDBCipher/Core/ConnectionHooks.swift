@@ -520,9 +520,14 @@ final class ConnectionHooks {
     /// Tells the observers the transaction ended, then forgets the `.nextTransaction` ones.
     private func transactionDidEnd(_ notify: (any TransactionObserver) -> Void) {
         let notified = entries
+        var someAreGone = false
         notifying {
             for entry in notified {
-                if let observer = entry.observer { notify(observer) }
+                if let observer = entry.observer {
+                    notify(observer)
+                } else {
+                    someAreGone = true
+                }
             }
         }
         // After the callbacks: a stop asked from `databaseDidCommit` is about the transaction
@@ -530,7 +535,7 @@ final class ConnectionHooks {
         for entry in notified {
             entry.ignoresChangesUntilTransactionEnd = false
         }
-        guard notified.contains(where: { $0.extent == .nextTransaction || $0.observer == nil }) else { return }
+        guard someAreGone || notified.contains(where: { $0.extent == .nextTransaction }) else { return }
         let ended = notified.filter { $0.extent == .nextTransaction }
         // Invalidated, so that an outer notification loop (a transaction run from a
         // `databaseDidCommit`, such as an observation's fetch in a savepoint) skips them.

@@ -173,7 +173,11 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
             self.region = region
         }
         events.willTrackRegion?(region)
-        db.add(transactionObserver: self, extent: .observerLifetime)
+        // Held strongly, until `stop()` removes it (the cancellable cancels when it is
+        // deallocated): the writer calls it several times per transaction, and a weakly
+        // referenced object makes each of those calls load the weak reference and count
+        // references the slow way.
+        db.add(transactionObserver: self, extent: .databaseLifetime)
         if let externalChangesInterval {
             startPolling(every: externalChangesInterval)
         }
