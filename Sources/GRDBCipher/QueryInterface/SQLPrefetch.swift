@@ -90,10 +90,26 @@ extension SQLPrefetch {
             }
             let childRows = try Row.fetchAll(db, QueryInterfaceRequest<Row>(query: query))
             let keyNames = rightColumns.map { "grdb_\($0)" }
-            for row in childRows {
-                let base = row.unadapted
-                let key = keyNames.map { name in base.index(forColumn: name).map { base.databaseValue(at: $0) } ?? .null }
-                groups[key, default: []].append(row)
+            if let firstRow = childRows.first {
+                // The key columns are at the same place in every row.
+                let keyIndexes = keyNames.map { firstRow.unadapted.index(forColumn: $0) }
+                if keyIndexes.count == 1 {
+                    // A single-column key: grouped by value, without an array per row.
+                    var singleGroups: [DatabaseValue: [Row]] = [:]
+                    for row in childRows {
+                        let value = keyIndexes[0].map { row.unadapted.databaseValue(at: $0) } ?? .null
+                        singleGroups[value, default: []].append(row)
+                    }
+                    for (row, key) in zip(parentRows, parentKeys) {
+                        row.prefetchedRowsStorage[self.key] = singleGroups[key[0]] ?? []
+                    }
+                    return
+                }
+                for row in childRows {
+                    let base = row.unadapted
+                    let key = keyIndexes.map { index in index.map { base.databaseValue(at: $0) } ?? .null }
+                    groups[key, default: []].append(row)
+                }
             }
         }
         for (row, key) in zip(parentRows, parentKeys) {

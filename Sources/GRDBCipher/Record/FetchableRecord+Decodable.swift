@@ -17,13 +17,13 @@ extension FetchableRecord where Self: Decodable {
     public init(row: Row) throws {
         // A cursor decodes every record from the same live row: its decoder is made once.
         let recordType = ObjectIdentifier(Self.self)
-        if let cache = row.decoderCache, cache.recordType == recordType {
+        for cache in row.decoderCaches where cache.recordType == recordType {
             try self.init(from: cache.decoder)
             return
         }
         let decoder: any Decoder = RowDecoder<Self>(row: row)
-        if row.isFetched {
-            row.decoderCache = (recordType, decoder)
+        if row.readsLiveStatement {
+            row.decoderCaches.append(Row.DecoderCache(recordType: recordType, decoder: decoder))
         }
         try self.init(from: decoder)
     }
@@ -76,12 +76,14 @@ struct RowDecoder<Record: FetchableRecord>: Decoder {
         // metadata lookups).
         let keyType = ObjectIdentifier(Key.self)
         let recordType = ObjectIdentifier(Record.self)
-        if let cache = row.decodingContainerCache, cache.keyType == keyType, cache.recordType == recordType {
+        for cache in row.decodingContainerCaches where cache.keyType == keyType && cache.recordType == recordType {
+            cache.rowContainer.willDecodeRecord()
             return unsafeDowncast(cache, to: DecodingContainerCache<Key>.self).container
         }
-        let container = KeyedDecodingContainer(RowKeyedDecodingContainer<Key, Record>(row: row))
-        if row.isFetched {
-            row.decodingContainerCache = DecodingContainerCache(container, keyType: keyType, recordType: recordType)
+        let rowContainer = RowKeyedDecodingContainer<Key, Record>(row: row)
+        let container = KeyedDecodingContainer(rowContainer)
+        if row.readsLiveStatement {
+            row.decodingContainerCaches.append(DecodingContainerCache(container, rowContainer: rowContainer, keyType: keyType, recordType: recordType))
         }
         return container
     }
@@ -119,23 +121,45 @@ struct RowSingleValueDecodingContainer<Record: FetchableRecord>: SingleValueDeco
     }
 }
 
+/// What a key of a kept container resolved to the last time (see
+/// ``RowKeyedDecodingContainer``): a column, and, once looked up, a scope.
+struct DecodingKeyMemo {
+    var key: String
+    var index: Int?
+    var scope: Row??
+}
+
+/// Whether a type decoded from a row is a `FetchableRecord`, and whether it is a database value.
+struct DecodingTypeMemo {
+    var type: ObjectIdentifier
+    var fetchable: (any FetchableRecord.Type)?
+    var isValue: Bool
+}
+
+/// A container told when a kept container starts decoding another record.
+protocol RecordDecodingContainer: AnyObject {
+    func willDecodeRecord()
+}
+
 /// The keyed container a live row decodes its records with (see ``RowDecoder``).
 class AnyDecodingContainerCache {
     let keyType: ObjectIdentifier
     let recordType: ObjectIdentifier
+    let rowContainer: any RecordDecodingContainer
 
-    init(keyType: ObjectIdentifier, recordType: ObjectIdentifier) {
+    init(keyType: ObjectIdentifier, recordType: ObjectIdentifier, rowContainer: any RecordDecodingContainer) {
         self.keyType = keyType
         self.recordType = recordType
+        self.rowContainer = rowContainer
     }
 }
 
 final class DecodingContainerCache<Key: CodingKey>: AnyDecodingContainerCache {
     let container: KeyedDecodingContainer<Key>
 
-    init(_ container: KeyedDecodingContainer<Key>, keyType: ObjectIdentifier, recordType: ObjectIdentifier) {
+    init(_ container: KeyedDecodingContainer<Key>, rowContainer: any RecordDecodingContainer, keyType: ObjectIdentifier, recordType: ObjectIdentifier) {
         self.container = container
-        super.init(keyType: keyType, recordType: recordType)
+        super.init(keyType: keyType, recordType: recordType, rowContainer: rowContainer)
     }
 }
 
@@ -143,15 +167,39 @@ final class DecodingContainerCache<Key: CodingKey>: AnyDecodingContainerCache {
 ///
 /// A class: the standard library's container box copies its container on each call, and a
 /// class copies as one reference.
-final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: KeyedDecodingContainerProtocol {
+final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: KeyedDecodingContainerProtocol, RecordDecodingContainer {
     let row: Row
     let codingPath: [any CodingKey]
     /// Column indexes by key string, for the non-default column strategies.
     private let keyIndexes: [String: Int]?
+    /// The statement the row reads, and the statement's column of each of the row's columns
+    /// when the row is adapted: values are read straight from SQLite.
+    private let liveColumns: (sqliteStatement: SQLiteStatement, baseIndexes: [Int]?)?
+
+
+    /// Whether the container remembers how keys resolve (columns, scopes), by the order of
+    /// the lookups in a record's decoding: for a row that reads a live statement through an
+    /// adapter (joined requests). Such a row keeps its container from one fetched row to the
+    /// next, and its columns and scopes never change. (An unadapted live row remembers its
+    /// columns itself.)
+    ///
+    /// The memos are used by one decoding at a time, on the connection's queue, and no access
+    /// spans a call: no dynamic exclusivity checks.
+    private let remembersKeys: Bool
+    @exclusivity(unchecked) private var keyMemos: [DecodingKeyMemo] = []
+    /// The position of the next lookup in the current record's decoding.
+    @exclusivity(unchecked) private var lookupOrdinal = 0
+    /// The position of the last lookup, whose memo remembers the key's scope too.
+    @exclusivity(unchecked) private var lastLookupOrdinal = -1
+    /// For each type decoded from a row (a scope, or the row itself): whether it is a
+    /// `FetchableRecord`, and whether it is a database value.
+    @exclusivity(unchecked) private var typeMemos: [DecodingTypeMemo] = []
 
     init(row: Row, codingPath: [any CodingKey] = []) {
         self.row = row
         self.codingPath = codingPath
+        liveColumns = row.liveColumns
+        remembersKeys = liveColumns?.baseIndexes != nil
         switch Record.databaseColumnDecodingStrategy {
         case .useDefaultKeys:
             keyIndexes = nil
@@ -172,10 +220,56 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         return row.columnNames.compactMap { Key(stringValue: $0) }
     }
 
+    func willDecodeRecord() {
+        lookupOrdinal = 0
+        lastLookupOrdinal = -1
+    }
+
     @inline(__always)
     private func index(of key: Key) -> Int? {
         if let keyIndexes { return keyIndexes[key.stringValue] }
+        if remembersKeys { return rememberedIndex(key.stringValue) }
         return row.index(forColumn: key.stringValue)
+    }
+
+    private func rememberedIndex(_ name: String) -> Int? {
+        let ordinal = lookupOrdinal
+        lookupOrdinal += 1
+        lastLookupOrdinal = ordinal
+        if ordinal < keyMemos.count {
+            if keyMemos[ordinal].key == name { return keyMemos[ordinal].index }
+            let index = row.index(forColumn: name)
+            keyMemos[ordinal] = DecodingKeyMemo(key: name, index: index, scope: nil)
+            return index
+        }
+        let index = row.index(forColumn: name)
+        keyMemos.append(DecodingKeyMemo(key: name, index: index, scope: nil))
+        return index
+    }
+
+    /// The scope of `key` in the row's scopes tree, right after the key's column lookup.
+    private func scope(forKey key: Key) -> Row? {
+        let name = key.stringValue
+        guard remembersKeys, lastLookupOrdinal >= 0, lastLookupOrdinal < keyMemos.count,
+              keyMemos[lastLookupOrdinal].key == name else {
+            return row.scopesTree[name]
+        }
+        if let scope = keyMemos[lastLookupOrdinal].scope { return scope }
+        let scope = row.scopesTree[name]
+        keyMemos[lastLookupOrdinal].scope = .some(scope)
+        return scope
+    }
+
+    /// Whether `T` is a `FetchableRecord`, and whether it is a database value (remembered).
+    private func typeInfo<T>(_ type: T.Type) -> (fetchable: (any FetchableRecord.Type)?, isValue: Bool) {
+        let id = ObjectIdentifier(T.self)
+        for memo in typeMemos where memo.type == id {
+            return (memo.fetchable, memo.isValue)
+        }
+        let fetchable = T.self as? any FetchableRecord.Type
+        let isValue = T.self is any DatabaseValueConvertible.Type || T.self == Date.self || T.self == Data.self
+        if remembersKeys { typeMemos.append(DecodingTypeMemo(type: id, fetchable: fetchable, isValue: isValue)) }
+        return (fetchable, isValue)
     }
 
     private func requiredIndex<T>(of key: Key, _ type: T.Type) throws -> Int {
@@ -186,13 +280,13 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     }
 
     func contains(_ key: Key) -> Bool {
-        index(of: key) != nil || row.scopesTree[key.stringValue] != nil || row.prefetchedRows[key.stringValue] != nil
+        index(of: key) != nil || scope(forKey: key) != nil || row.prefetchedRows[key.stringValue] != nil
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
         guard let index = index(of: key) else {
             // A scope decodes as nil when all its values are NULL (the missing side of a left join).
-            return !(row.scopesTree[key.stringValue]?.containsNonNullValue ?? false)
+            return !(scope(forKey: key)?.containsNonNullValue ?? false)
         }
         return row.databaseValueIsNull(at: index)
     }
@@ -202,8 +296,8 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     @inline(__always)
     private func fastDecode<T: DatabaseValueConvertible & StatementColumnConvertible>(_ type: T.Type, forKey key: Key) throws -> T {
         let index = try requiredIndex(of: key, type)
-        if let sqliteStatement = row.sqliteStatement,
-           let value = Row.liveValue(T.self, sqliteStatement, CInt(index)) {
+        if let (sqliteStatement, baseIndexes) = liveColumns,
+           let value = Row.liveValue(T.self, sqliteStatement, CInt(baseIndexes?[index] ?? index)) {
             return value
         }
         return try decodeValue(type, at: index)
@@ -212,19 +306,21 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     @inline(__always)
     private func fastDecodeIfPresent<T: DatabaseValueConvertible & StatementColumnConvertible>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let index = index(of: key) else { return nil }
-        if let sqliteStatement = row.sqliteStatement {
-            if let value = Row.liveValue(T.self, sqliteStatement, CInt(index)) { return value }
-            if sqlite3_column_type(sqliteStatement, CInt(index)) == SQLITE_NULL { return nil }
+        if let (sqliteStatement, baseIndexes) = liveColumns {
+            let column = CInt(baseIndexes?[index] ?? index)
+            if let value = Row.liveValue(T.self, sqliteStatement, column) { return value }
+            if sqlite3_column_type(sqliteStatement, column) == SQLITE_NULL { return nil }
         }
         if row.databaseValueIsNull(at: index) { return nil }
         return try decodeValue(type, at: index)
     }
 
     private func decodeValue<T: DatabaseValueConvertible>(_ type: T.Type, at index: Int) throws -> T {
-        switch row.decode(type, at: index) {
-        case .success(let value): return value
-        case .failure(let error): throw error.decoding(Record.self)
-        }
+        // (Not through `Row.decode(_:at:)`: its generic `Result` costs a metadata lookup per
+        // value, in the records of copied rows.)
+        let dbValue = row.databaseValue(at: index)
+        if let value = T.fromDatabaseValue(dbValue) { return value }
+        throw mismatch(type, dbValue, index)
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try fastDecode(type, forKey: key) }
@@ -262,7 +358,7 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
             if let rows = row.prefetchedRows[key.stringValue] {
                 return try T(from: PrefetchedRowsDecoder<Record>(rows: rows, codingPath: codingPath + [key]))
             }
-            guard let scope = row.scopesTree[key.stringValue], scope.containsNonNullValue else { return nil }
+            guard let scope = scope(forKey: key), scope.containsNonNullValue else { return nil }
             return try decode(type, fromRow: scope, key: key)
         }
         if row.databaseValueIsNull(at: index) { return nil }
@@ -276,27 +372,28 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         // Not a column: a record in the scope of that name, records prefetched for that key,
         // or a record read from the same columns (`var book: Book` in a record of books and
         // their authors).
-        if let scope = row.scopesTree[key.stringValue] {
+        if let scope = scope(forKey: key) {
             return try decode(type, fromRow: scope, key: key)
         }
         if let rows = row.prefetchedRows[key.stringValue] {
             return try T(from: PrefetchedRowsDecoder<Record>(rows: rows, codingPath: codingPath + [key]))
         }
-        let notFound = RowDecodingError.columnNotFound(key.stringValue, type: type, row: row, record: Record.self)
         // (Never the record's own type: that would recurse forever.)
-        if T.self is any DatabaseValueConvertible.Type || T.self == Date.self || T.self == Data.self || T.self == Record.self {
-            throw notFound
+        if typeInfo(T.self).isValue || T.self == Record.self {
+            throw RowDecodingError.columnNotFound(key.stringValue, type: type, row: row, record: Record.self)
         }
         do {
             return try decode(type, fromRow: row, key: key)
         } catch {
+            // The message is made only here: it lists the row's columns.
+            let notFound = RowDecodingError.columnNotFound(key.stringValue, type: type, row: row, record: Record.self)
             throw RowDecodingError(description: "\(notFound.description); decoding \(T.self) from the row's own columns failed too: \(error)")
         }
     }
 
     /// Decodes a record from a whole row (a scope, or the row itself), for `key`.
     private func decode<T: Decodable>(_ type: T.Type, fromRow row: Row, key: Key) throws -> T {
-        if let recordType = T.self as? any FetchableRecord.Type {
+        if let recordType = typeInfo(T.self).fetchable {
             return try recordType.init(row: row) as! T
         }
         return try T(from: RowDecoder<Record>(row: row, codingPath: codingPath + [key]))
@@ -465,6 +562,7 @@ struct PrefetchedRowsContainer<Record: FetchableRecord>: UnkeyedDecodingContaine
     let rows: [Row]
     let codingPath: [any CodingKey]
     var currentIndex = 0
+    private var elementType: (type: ObjectIdentifier, fetchable: (any FetchableRecord.Type)?)?
 
     init(rows: [Row], codingPath: [any CodingKey]) {
         self.rows = rows
@@ -482,7 +580,15 @@ struct PrefetchedRowsContainer<Record: FetchableRecord>: UnkeyedDecodingContaine
         }
         let row = rows[currentIndex]
         currentIndex += 1
-        if let recordType = T.self as? any FetchableRecord.Type {
+        // The elements are all of one type: it is asked once whether it is a record.
+        let recordType: (any FetchableRecord.Type)?
+        if let memo = elementType, memo.type == ObjectIdentifier(T.self) {
+            recordType = memo.fetchable
+        } else {
+            recordType = T.self as? any FetchableRecord.Type
+            elementType = (ObjectIdentifier(T.self), recordType)
+        }
+        if let recordType {
             return try recordType.init(row: row) as! T
         }
         if let valueType = T.self as? any DatabaseValueConvertible.Type {
