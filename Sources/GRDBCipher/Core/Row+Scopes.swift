@@ -45,7 +45,12 @@ extension Row {
     func scope(named name: String) -> Row? {
         guard let (base, layout) = adaptedLayout, let scopeLayout = layout.scopes[name] else { return nil }
         guard base.isFetched else {
-            return Row(base: base, layout: scopeLayout)
+            let scope = Row(base: base, layout: scopeLayout)
+            if let prefetched = scopePrefetches[name] {
+                scope.prefetchedRowsStorage = prefetched.rows
+                scope.scopePrefetches = prefetched.scopes
+            }
+            return scope
         }
         if let scope = liveScopeRows[name] { return scope }
         let scope = Row(base: base, layout: scopeLayout)

@@ -68,6 +68,25 @@ public final class Row {
     /// Rows fetched by a second query for `including(all:)`, by association key.
     var prefetchedRowsStorage: [String: [Row]] = [:]
 
+    /// For a copied row: the rows prefetched for its scopes (`including(all:)` nested in an
+    /// included association), by scope name. A scope row gets them when it is made.
+    var scopePrefetches: [String: PrefetchedScope] = [:]
+
+    /// The rows prefetched for a scope, and for its own scopes.
+    final class PrefetchedScope: Equatable {
+        let rows: [String: [Row]]
+        let scopes: [String: PrefetchedScope]
+
+        init(rows: [String: [Row]], scopes: [String: PrefetchedScope]) {
+            self.rows = rows
+            self.scopes = scopes
+        }
+
+        static func == (lhs: PrefetchedScope, rhs: PrefetchedScope) -> Bool {
+            lhs.rows == rhs.rows && lhs.scopes == rhs.scopes
+        }
+    }
+
     /// Breaks the reference cycles of the decoding caches.
     func forgetDecoders() {
         decoderCaches = []
@@ -131,6 +150,7 @@ public final class Row {
             guard base.isFetched else { return self }
             let copy = Row(base: base.copy(), layout: layout)
             copy.prefetchedRowsStorage = prefetchedRowsStorage
+            copy.scopePrefetches = scopePrefetches
             return copy
         case .statement(let statement):
             let sqliteStatement = statement.sqliteStatement
