@@ -65,6 +65,9 @@ public final class Row {
         }
     }
 
+    /// For a copied row of a `fetchAll`: the decoders that the rows of the fetch share.
+    @exclusivity(unchecked) var sharedDecoders: SharedRowDecoders?
+
     /// Rows fetched by a second query for `including(all:)`, by association key.
     var prefetchedRowsStorage: [String: [Row]] = [:]
 

@@ -15,6 +15,13 @@ extension FetchableRecord where Self: Decodable {
     /// }
     /// ```
     public init(row: Row) throws {
+        // The copied rows of one fetch share their decoders.
+        if let shared = row.sharedDecoders {
+            let decoder = shared.checkOut(Self.self, row: row)
+            defer { decoder.checkIn() }
+            try self.init(from: decoder.decoder)
+            return
+        }
         // A cursor decodes every record from the same live row: its decoder is made once.
         let recordType = ObjectIdentifier(Self.self)
         for cache in row.decoderCaches where cache.recordType == recordType {
@@ -63,13 +70,40 @@ private struct JSONRequired: Error {}
 /// a scope or from the same row (`var team: Team` read from the team scope has the path
 /// `[team]`).
 struct RowDecoder<Record: FetchableRecord>: Decoder {
-    let row: Row
+    let rowReference: RowReference
     var codingPath: [any CodingKey] = []
+    /// The shared decoder this decoder is, for the copied rows of a fetch (it owns this
+    /// decoder, which is used only while it lives).
+    private unowned(unsafe) let shared: SharedRowDecoder?
     var userInfo: [CodingUserInfoKey: Any] { Record.databaseDecodingUserInfo }
+    var row: Row { rowReference.row }
+
+    init(row: Row, codingPath: [any CodingKey] = []) {
+        rowReference = RowReference(row)
+        self.codingPath = codingPath
+        shared = nil
+    }
+
+    init(shared: SharedRowDecoder) {
+        rowReference = shared.rowReference
+        self.shared = shared
+    }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         if !codingPath.isEmpty {
             return KeyedDecodingContainer(RowKeyedDecodingContainer<Key, Record>(row: row, codingPath: codingPath))
+        }
+        if let shared {
+            // The copied rows of one fetch have the same columns: one container serves them.
+            let keyType = ObjectIdentifier(Key.self)
+            for cache in shared.containerCaches where cache.keyType == keyType {
+                cache.rowContainer.willDecodeRecord()
+                return unsafeDowncast(cache, to: DecodingContainerCache<Key>.self).container
+            }
+            let rowContainer = RowKeyedDecodingContainer<Key, Record>(rowReference: rowReference, sharesColumns: true)
+            let container = KeyedDecodingContainer(rowContainer)
+            shared.containerCaches.append(DecodingContainerCache(container, rowContainer: rowContainer, keyType: keyType, recordType: ObjectIdentifier(Record.self)))
+            return container
         }
         // A cursor decodes every record from the same live row: the container made for the
         // first record serves them all (making one per row costs an allocation and generic
@@ -136,6 +170,67 @@ struct DecodingTypeMemo {
     var isValue: Bool
 }
 
+/// The row a decoder reads: fixed for the decoders of one row; swapped, record after record,
+/// in a decoder shared by the copied rows of one fetch.
+final class RowReference {
+    // Used on one thread at a time (rows are not Sendable), by accesses that span no call.
+    @exclusivity(unchecked) var row: Row
+
+    init(_ row: Row) {
+        self.row = row
+    }
+}
+
+/// The decoders shared by the copied rows of one fetch (`fetchAll`): the rows have the same
+/// columns, so that a record decoded from one of them takes the decoder of its type, points
+/// it at its row, and gives it back. A record that decodes another record of its type from
+/// another row of the fetch meanwhile gets another decoder.
+///
+/// Rows are not Sendable: their records are decoded on one thread at a time.
+final class SharedRowDecoders {
+    @exclusivity(unchecked) private var decoders: [SharedRowDecoder] = []
+
+    func checkOut<Record: FetchableRecord & Decodable>(_ type: Record.Type, row: Row) -> SharedRowDecoder {
+        let recordType = ObjectIdentifier(Record.self)
+        for decoder in decoders where decoder.recordType == recordType && !decoder.isInUse {
+            decoder.isInUse = true
+            decoder.rowReference.row = row
+            return decoder
+        }
+        let decoder = SharedRowDecoder(recordType: recordType, row: row)
+        decoder.decoder = RowDecoder<Record>(shared: decoder)
+        decoder.isInUse = true
+        decoders.append(decoder)
+        return decoder
+    }
+}
+
+/// A decoder shared by the copied rows of one fetch, for one record type, with its keyed
+/// containers.
+final class SharedRowDecoder {
+    /// What the shared decoders read between two records: no row, so that the fetched rows,
+    /// which refer to their shared decoders, can go.
+    nonisolated(unsafe) private static let noRow = Row()
+
+    let recordType: ObjectIdentifier
+    let rowReference: RowReference
+    // Used on one thread at a time, by accesses that span no call.
+    /// Set right after the shared decoder is made (the decoder refers to it).
+    @exclusivity(unchecked) var decoder: (any Decoder)!
+    @exclusivity(unchecked) var containerCaches: [AnyDecodingContainerCache] = []
+    @exclusivity(unchecked) var isInUse = false
+
+    init(recordType: ObjectIdentifier, row: Row) {
+        self.recordType = recordType
+        rowReference = RowReference(row)
+    }
+
+    func checkIn() {
+        rowReference.row = SharedRowDecoder.noRow
+        isInUse = false
+    }
+}
+
 /// A container told when a kept container starts decoding another record.
 protocol RecordDecodingContainer: AnyObject {
     func willDecodeRecord()
@@ -168,7 +263,8 @@ final class DecodingContainerCache<Key: CodingKey>: AnyDecodingContainerCache {
 /// A class: the standard library's container box copies its container on each call, and a
 /// class copies as one reference.
 final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: KeyedDecodingContainerProtocol, RecordDecodingContainer {
-    let row: Row
+    private let rowReference: RowReference
+    var row: Row { rowReference.row }
     let codingPath: [any CodingKey]
     /// Column indexes by key string, for the non-default column strategies.
     private let keyIndexes: [String: Int]?
@@ -186,6 +282,9 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     /// The memos are used by one decoding at a time, on the connection's queue, and no access
     /// spans a call: no dynamic exclusivity checks.
     private let remembersKeys: Bool
+    /// Whether the container remembers the scopes of keys too: for a live row (the scopes of
+    /// copied rows are made for each row, with their prefetched rows).
+    private let remembersScopes: Bool
     @exclusivity(unchecked) private var keyMemos: [DecodingKeyMemo] = []
     /// The position of the next lookup in the current record's decoding.
     @exclusivity(unchecked) private var lookupOrdinal = 0
@@ -195,11 +294,18 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     /// `FetchableRecord`, and whether it is a database value.
     @exclusivity(unchecked) private var typeMemos: [DecodingTypeMemo] = []
 
-    init(row: Row, codingPath: [any CodingKey] = []) {
-        self.row = row
+    convenience init(row: Row, codingPath: [any CodingKey] = []) {
+        self.init(rowReference: RowReference(row), codingPath: codingPath, sharesColumns: false)
+    }
+
+    /// `sharesColumns`: the container reads the copied rows of one fetch, one after the other.
+    init(rowReference: RowReference, codingPath: [any CodingKey] = [], sharesColumns: Bool) {
+        self.rowReference = rowReference
         self.codingPath = codingPath
+        let row = rowReference.row
         liveColumns = row.liveColumns
-        remembersKeys = liveColumns?.baseIndexes != nil
+        remembersScopes = liveColumns?.baseIndexes != nil
+        remembersKeys = remembersScopes || sharesColumns
         switch Record.databaseColumnDecodingStrategy {
         case .useDefaultKeys:
             keyIndexes = nil
@@ -250,7 +356,7 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     /// The scope of `key` in the row's scopes tree, right after the key's column lookup.
     private func scope(forKey key: Key) -> Row? {
         let name = key.stringValue
-        guard remembersKeys, lastLookupOrdinal >= 0, lastLookupOrdinal < keyMemos.count,
+        guard remembersScopes, lastLookupOrdinal >= 0, lastLookupOrdinal < keyMemos.count,
               keyMemos[lastLookupOrdinal].key == name else {
             return row.scopesTree[name]
         }
