@@ -112,6 +112,20 @@ func register(_ suite: BenchmarkSuite, directory: String) {
         suite.add("W11-match", mode, rawName) { try RawC.ftsMatch(try rawFTSFilled.get()) }
         suite.add("W11-match", mode, libraryName) { try Library.ftsMatch(try ftsQueueFilled.get()) }
 
+        // W9 and W10: 2,000 authors and 20,000 books, read through associations; one database
+        // that both sides read, like W1–W3b.
+        let associationPath = Once { () throws -> String in
+            let associationPath = path("associations-\(mode).sqlite")
+            try RawC.createAuthorsAndBooks(path: associationPath, key: rawKey(mode))
+            return associationPath
+        }
+        let rawAssociations = Once { try RawConnection(path: try associationPath.get(), key: rawKey(mode)) }
+        let associationQueue = Once { try DatabaseQueue(path: try associationPath.get(), configuration: configuration(mode)) }
+        suite.add("W9", mode, rawName) { try RawC.authorsWithBooks(try rawAssociations.get()) }
+        suite.add("W9", mode, libraryName) { try Library.authorsWithBooks(try associationQueue.get()) }
+        suite.add("W10", mode, rawName) { try RawC.booksWithAuthor(try rawAssociations.get()) }
+        suite.add("W10", mode, libraryName) { try Library.booksWithAuthor(try associationQueue.get()) }
+
         // POOL: the Nth reader of a WAL database. The raw baseline opens a read-only
         // connection without key derivation: plaintext, or encrypted with a raw key (which is
         // what the pool's derived key makes of a passphrase).

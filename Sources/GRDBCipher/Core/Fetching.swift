@@ -40,8 +40,12 @@ extension Row {
     public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> [Row] {
         let cursor = try RowCursor(statement: statement, arguments: arguments, adapter: adapter)
         var rows: [Row] = []
+        // The rows have the same columns: the records decoded from them share decoders.
+        let sharedDecoders = SharedRowDecoders()
         while let row = try cursor.next() {
-            rows.append(row.copy())
+            let copy = row.copy()
+            copy.sharedDecoders = sharedDecoders
+            rows.append(copy)
         }
         return rows
     }

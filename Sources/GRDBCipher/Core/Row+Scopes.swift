@@ -40,43 +40,61 @@ extension Row {
         ScopesTreeView(row: self)
     }
 
+    /// The scope named `name` of this row (not of its scopes), or nil. The scopes of a row
+    /// that reads a live statement are made once, and change with it.
+    func scope(named name: String) -> Row? {
+        guard let (base, layout) = adaptedLayout, let scopeLayout = layout.scopes[name] else { return nil }
+        guard base.isFetched else {
+            let scope = Row(base: base, layout: scopeLayout)
+            if let prefetched = scopePrefetches[name] {
+                scope.prefetchedRowsStorage = prefetched.rows
+                scope.scopePrefetches = prefetched.scopes
+            }
+            return scope
+        }
+        if let scope = liveScopeRows[name] { return scope }
+        let scope = Row(base: base, layout: scopeLayout)
+        liveScopeRows[name] = scope
+        return scope
+    }
+
+    /// The names of the row's own scopes, sorted.
+    var sortedScopeNames: [String] {
+        guard let layout = adaptedLayout?.layout, !layout.scopes.isEmpty else { return [] }
+        return layout.scopes.keys.sorted()
+    }
+
     /// The scopes of a row, by name.
     public struct ScopesView: Collection {
         /// A position in the scopes, ordered by name.
         public typealias Index = Int
 
-        let base: Row?
-        let layouts: [(name: String, layout: _RowLayout)]
+        let row: Row
+        let names_: [String]
 
         init(row: Row) {
-            if let (base, layout) = row.adaptedLayout {
-                self.base = base
-                layouts = layout.scopes.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-            } else {
-                base = nil
-                layouts = []
-            }
+            self.row = row
+            names_ = row.sortedScopeNames
         }
 
-        public var startIndex: Int { layouts.startIndex }
-        public var endIndex: Int { layouts.endIndex }
+        public var startIndex: Int { names_.startIndex }
+        public var endIndex: Int { names_.endIndex }
         public func index(after index: Int) -> Int { index + 1 }
 
         /// The (name, row) pair at `position`, scopes ordered by name.
         public subscript(position: Int) -> (name: String, row: Row) {
-            let (name, layout) = layouts[position]
-            return (name, Row(base: base!, layout: layout))
+            let name = names_[position]
+            return (name, row.scope(named: name)!)
         }
 
         /// The names of the scopes.
         public var names: Set<String> {
-            Set(layouts.map(\.name))
+            Set(names_)
         }
 
         /// The scope named `name`, or nil.
         public subscript(_ name: String) -> Row? {
-            guard let base, let layout = layouts.first(where: { $0.name == name })?.layout else { return nil }
-            return Row(base: base, layout: layout)
+            row.scope(named: name)
         }
     }
 
@@ -100,12 +118,18 @@ extension Row {
 
         /// The nearest scope named `key`, breadth-first, or nil.
         public subscript(_ key: String) -> Row? {
-            var queue = [row]
-            while !queue.isEmpty {
-                let next = queue.removeFirst()
-                let scopes = next.scopes
-                if let scope = scopes[key] { return scope }
-                queue.append(contentsOf: scopes.map(\.row))
+            if let scope = row.scope(named: key) { return scope }
+            var queue: [Row] = []
+            var next: Row? = row
+            var position = 0
+            while let current = next {
+                for name in current.sortedScopeNames {
+                    let scope = current.scope(named: name)!
+                    if let found = scope.scope(named: key) { return found }
+                    queue.append(scope)
+                }
+                next = position < queue.count ? queue[position] : nil
+                position += 1
             }
             return nil
         }
@@ -275,6 +299,8 @@ extension Row {
         /// prefetched.
         public subscript(_ key: String) -> [Row]? {
             if let rows = row.prefetchedRowsStorage[key] { return rows }
+            // Rows are prefetched for copied rows only (the fetch is complete before).
+            if row.readsLiveStatement { return nil }
             for (_, scope) in row.scopes {
                 if let rows = scope.prefetchedRows[key] { return rows }
             }

@@ -41,19 +41,61 @@ public final class Row {
     /// The number of columns in the row.
     public let count: Int
 
-    /// For a live row: the decoder and the container that decoded the last `Decodable` record.
-    /// They refer to the row: the cursor stepper that owns the row forgets them when it goes, so
-    /// that the row, and its statement, can go too.
-    var decoderCache: (recordType: ObjectIdentifier, decoder: any Decoder)?
+    /// For a row that reads a live statement (directly or through an adapter): the decoders
+    /// and the containers that decoded its `Decodable` records, one per record type (a record,
+    /// and the records it decodes from the same row). They refer to the row: the cursor
+    /// stepper that owns the row forgets them when it goes, so that the row, and its
+    /// statement, can go too.
+    /// (Used on the connection's queue, by accesses that span no call: no dynamic
+    /// exclusivity checks.)
+    @exclusivity(unchecked) var decoderCaches: [DecoderCache] = []
+    @exclusivity(unchecked) var decodingContainerCaches: [AnyDecodingContainerCache] = []
+
+    /// For a row that reads a live statement through an adapter: its scopes, made once, so
+    /// that they keep their decoders from one fetched row to the next.
+    @exclusivity(unchecked) var liveScopeRows: [String: Row] = [:]
+
+    /// A decoder a live row keeps (see ``decoderCaches``).
+    final class DecoderCache {
+        let recordType: ObjectIdentifier
+        let decoder: any Decoder
+        init(recordType: ObjectIdentifier, decoder: any Decoder) {
+            self.recordType = recordType
+            self.decoder = decoder
+        }
+    }
+
+    /// For a copied row of a `fetchAll`: the decoders that the rows of the fetch share.
+    @exclusivity(unchecked) var sharedDecoders: SharedRowDecoders?
 
     /// Rows fetched by a second query for `including(all:)`, by association key.
     var prefetchedRowsStorage: [String: [Row]] = [:]
-    var decodingContainerCache: AnyDecodingContainerCache?
+
+    /// For a copied row: the rows prefetched for its scopes (`including(all:)` nested in an
+    /// included association), by scope name. A scope row gets them when it is made.
+    var scopePrefetches: [String: PrefetchedScope] = [:]
+
+    /// The rows prefetched for a scope, and for its own scopes.
+    final class PrefetchedScope: Equatable {
+        let rows: [String: [Row]]
+        let scopes: [String: PrefetchedScope]
+
+        init(rows: [String: [Row]], scopes: [String: PrefetchedScope]) {
+            self.rows = rows
+            self.scopes = scopes
+        }
+
+        static func == (lhs: PrefetchedScope, rhs: PrefetchedScope) -> Bool {
+            lhs.rows == rhs.rows && lhs.scopes == rhs.scopes
+        }
+    }
 
     /// Breaks the reference cycles of the decoding caches.
     func forgetDecoders() {
-        decoderCache = nil
-        decodingContainerCache = nil
+        decoderCaches = []
+        decodingContainerCaches = []
+        for scope in liveScopeRows.values { scope.forgetDecoders() }
+        liveScopeRows = [:]
     }
 
     init(statement: Statement) {
@@ -111,6 +153,7 @@ public final class Row {
             guard base.isFetched else { return self }
             let copy = Row(base: base.copy(), layout: layout)
             copy.prefetchedRowsStorage = prefetchedRowsStorage
+            copy.scopePrefetches = scopePrefetches
             return copy
         case .statement(let statement):
             let sqliteStatement = statement.sqliteStatement
@@ -123,6 +166,28 @@ public final class Row {
     var isFetched: Bool {
         if case .statement = storage { return true }
         return false
+    }
+
+    /// Whether the row reads a live statement, directly or through an adapter: its values
+    /// change when the cursor moves, and it may keep decoders from one fetched row to the next.
+    var readsLiveStatement: Bool {
+        switch storage {
+        case .statement: return true
+        case .values: return false
+        case .adapted(let base, _): return base.isFetched
+        }
+    }
+
+    /// The statement handle and the column indexes of a row that reads a live statement
+    /// through an adapter; for a live row, the handle and nil.
+    var liveColumns: (sqliteStatement: SQLiteStatement, baseIndexes: [Int]?)? {
+        switch storage {
+        case .statement(let statement): return (statement.sqliteStatement, nil)
+        case .values: return nil
+        case .adapted(let base, let layout):
+            guard case .statement(let statement) = base.storage else { return nil }
+            return (statement.sqliteStatement, layout.baseIndexes)
+        }
     }
 
     /// The names of the columns, from left to right.

@@ -100,6 +100,7 @@ extension SQLQuery {
                 isRequired: mode.isRequired,
                 isIncluded: isIncluded,
                 isAnnotation: isDestination && isAnnotation,
+                isThroughStep: !isDestination,
                 key: step.key.singularName,
                 condition: step.condition,
                 relation: relation)
@@ -115,8 +116,10 @@ extension SQLQuery {
         return query
     }
 
-    /// Appends a join, merged into an existing join of the same key and table: the merged
-    /// relation is fetched if either is, required if either is, and gets the joins of both.
+    /// Appends a join, merged into an existing join of the same key and table, with the rules
+    /// of GRDB's associations guide ("Refining Association Requests"): the merged relation is
+    /// fetched if either is, required if either is, gets the filters and the joins of both,
+    /// the ordering of the last one that has one, and the selection of the last one fetched.
     mutating func appendJoin(_ join: SQLJoin) {
         guard let index = joins.firstIndex(where: {
             $0.key == join.key && $0.relation.tableName.lowercased() == join.relation.tableName.lowercased()
@@ -128,6 +131,19 @@ extension SQLQuery {
         existing.isRequired = existing.isRequired || join.isRequired
         existing.isIncluded = existing.isIncluded || join.isIncluded
         existing.isAnnotation = existing.isAnnotation || join.isAnnotation
+        existing.isThroughStep = existing.isThroughStep && join.isThroughStep
+        existing.relation.filters += join.relation.filters
+        for prefetch in join.relation.prefetches where !existing.relation.prefetches.contains(where: { $0.key == prefetch.key }) {
+            existing.relation.prefetches.append(prefetch)
+        }
+        if join.relation.ordering != nil, !join.isThroughStep {
+            existing.relation.ordering = join.relation.ordering
+            existing.relation.isReversed = join.relation.isReversed
+        }
+        if join.isIncluded || join.isAnnotation, !join.isThroughStep {
+            existing.relation.selection = join.relation.selection
+            existing.relation.deferredSelection = join.relation.deferredSelection
+        }
         if existing.relation.alias !== join.relation.alias {
             mergedAliases.append((join.relation.alias, existing.relation.alias))
         }

@@ -215,7 +215,7 @@ extension QueryInterfaceRequest: FetchRequest {
         var prepared = try PreparedRequest(
             statement: db.preparedStatement(sql: sql, arguments: context.arguments),
             adapter: query.rowAdapter(db))
-        if !query.prefetches.isEmpty {
+        if query.prefetchesInTree {
             prepared.supplementaryFetch = { [query] db, rows in try query.prefetch(db, into: rows) }
         }
         return prepared

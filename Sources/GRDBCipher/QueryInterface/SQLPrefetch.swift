@@ -5,10 +5,36 @@
 //   SELECT *, "authorId" AS "grdb_authorId" FROM "book" WHERE "authorId" IN (?, ?, ?)
 
 extension SQLQuery {
-    /// Runs the prefetch queries of this query for its fetched `rows`, and attaches their rows.
+    /// Whether this relation, or a relation joined to it, prefetches.
+    var prefetchesInTree: Bool {
+        !prefetches.isEmpty || joins.contains { $0.relation.prefetchesInTree }
+    }
+
+    /// Runs the prefetch queries of this query for its fetched `rows`, and attaches their rows;
+    /// then those of its included relations, for their scopes
+    /// (`Book.including(required: Book.author.including(all: Author.awards))`).
     func prefetch(_ db: Database, into rows: [Row]) throws {
         for prefetch in prefetches {
             try prefetch.run(db, parentRows: rows, parentQuery: self)
+        }
+        for join in joins where join.relation.prefetchesInTree {
+            guard join.isIncluded else {
+                throw DatabaseError(
+                    resultCode: .SQLITE_MISUSE,
+                    message: "including(all:) is not supported inside an association that is joined without being included:"
+                        + " include \(join.key.quotedDatabaseIdentifier) with including(required:) or including(optional:)")
+            }
+            var parents: [Row] = []
+            var scopes: [Row] = []
+            for row in rows {
+                guard let scope = row.scope(named: join.key) else { continue }
+                parents.append(row)
+                scopes.append(scope)
+            }
+            try join.relation.prefetch(db, into: scopes)
+            for (parent, scope) in zip(parents, scopes) {
+                parent.scopePrefetches[join.key] = Row.PrefetchedScope(rows: scope.prefetchedRowsStorage, scopes: scope.scopePrefetches)
+            }
         }
     }
 }
@@ -90,10 +116,26 @@ extension SQLPrefetch {
             }
             let childRows = try Row.fetchAll(db, QueryInterfaceRequest<Row>(query: query))
             let keyNames = rightColumns.map { "grdb_\($0)" }
-            for row in childRows {
-                let base = row.unadapted
-                let key = keyNames.map { name in base.index(forColumn: name).map { base.databaseValue(at: $0) } ?? .null }
-                groups[key, default: []].append(row)
+            if let firstRow = childRows.first {
+                // The key columns are at the same place in every row.
+                let keyIndexes = keyNames.map { firstRow.unadapted.index(forColumn: $0) }
+                if keyIndexes.count == 1 {
+                    // A single-column key: grouped by value, without an array per row.
+                    var singleGroups: [DatabaseValue: [Row]] = [:]
+                    for row in childRows {
+                        let value = keyIndexes[0].map { row.unadapted.databaseValue(at: $0) } ?? .null
+                        singleGroups[value, default: []].append(row)
+                    }
+                    for (row, key) in zip(parentRows, parentKeys) {
+                        row.prefetchedRowsStorage[self.key] = singleGroups[key[0]] ?? []
+                    }
+                    return
+                }
+                for row in childRows {
+                    let base = row.unadapted
+                    let key = keyIndexes.map { index in index.map { base.databaseValue(at: $0) } ?? .null }
+                    groups[key, default: []].append(row)
+                }
             }
         }
         for (row, key) in zip(parentRows, parentKeys) {

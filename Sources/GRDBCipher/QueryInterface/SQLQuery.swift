@@ -74,6 +74,7 @@ struct SQLQuery: Sendable {
     }
 
     func sql(_ context: inout SQLGenerationContext, _ clauses: Clauses) throws -> String {
+        try checkRequiredJoins()
         nameJoinedAliases(&context)
         return try withScope(&context) { context, aliasName in
             var sql = try withClause(&context)

@@ -81,6 +81,10 @@ struct SQLJoin: Sendable {
     var isIncluded: Bool
     /// Whether the selected columns are appended to the parent's (annotations).
     var isAnnotation = false
+    /// Whether the relation is an intermediate table of a through association (an empty
+    /// scope): merged into another join of the same key, it brings its filters and joins, not
+    /// a selection or an ordering.
+    var isThroughStep = false
     /// The name of the scope.
     var key: String
     var condition: SQLJoinCondition
@@ -148,6 +152,21 @@ extension SQLQuery {
             if let name = context.resolvedName(of: into), let table = context.tableName(of: into) {
                 context.assignName(name, to: mergedAlias, tableName: table)
             }
+        }
+    }
+
+    /// Throws unless every required join is chained to a required one, or to the query
+    /// itself: `joining(optional: Book.author.including(required: Person.country))` is a
+    /// fatal error ("Not implemented") in GRDB, a thrown error here.
+    func checkRequiredJoins(behindOptional: Bool = false) throws {
+        for join in joins {
+            if behindOptional && join.isRequired {
+                throw DatabaseError(
+                    resultCode: .SQLITE_MISUSE,
+                    message: "Not implemented: chaining a required association behind an optional association"
+                        + " (\(join.key.quotedDatabaseIdentifier) on \(tableName.quotedDatabaseIdentifier))")
+            }
+            try join.relation.checkRequiredJoins(behindOptional: behindOptional || !join.isRequired)
         }
     }
 

@@ -15,15 +15,22 @@ extension FetchableRecord where Self: Decodable {
     /// }
     /// ```
     public init(row: Row) throws {
+        // The copied rows of one fetch share their decoders.
+        if let shared = row.sharedDecoders {
+            let decoder = shared.checkOut(Self.self, row: row)
+            defer { decoder.checkIn() }
+            try self.init(from: decoder.decoder)
+            return
+        }
         // A cursor decodes every record from the same live row: its decoder is made once.
         let recordType = ObjectIdentifier(Self.self)
-        if let cache = row.decoderCache, cache.recordType == recordType {
+        for cache in row.decoderCaches where cache.recordType == recordType {
             try self.init(from: cache.decoder)
             return
         }
         let decoder: any Decoder = RowDecoder<Self>(row: row)
-        if row.isFetched {
-            row.decoderCache = (recordType, decoder)
+        if row.readsLiveStatement {
+            row.decoderCaches.append(Row.DecoderCache(recordType: recordType, decoder: decoder))
         }
         try self.init(from: decoder)
     }
@@ -63,25 +70,54 @@ private struct JSONRequired: Error {}
 /// a scope or from the same row (`var team: Team` read from the team scope has the path
 /// `[team]`).
 struct RowDecoder<Record: FetchableRecord>: Decoder {
-    let row: Row
+    let rowReference: RowReference
     var codingPath: [any CodingKey] = []
+    /// The shared decoder this decoder is, for the copied rows of a fetch (it owns this
+    /// decoder, which is used only while it lives).
+    private unowned(unsafe) let shared: SharedRowDecoder?
     var userInfo: [CodingUserInfoKey: Any] { Record.databaseDecodingUserInfo }
+    var row: Row { rowReference.row }
+
+    init(row: Row, codingPath: [any CodingKey] = []) {
+        rowReference = RowReference(row)
+        self.codingPath = codingPath
+        shared = nil
+    }
+
+    init(shared: SharedRowDecoder) {
+        rowReference = shared.rowReference
+        self.shared = shared
+    }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         if !codingPath.isEmpty {
             return KeyedDecodingContainer(RowKeyedDecodingContainer<Key, Record>(row: row, codingPath: codingPath))
+        }
+        if let shared {
+            // The copied rows of one fetch have the same columns: one container serves them.
+            let keyType = ObjectIdentifier(Key.self)
+            for cache in shared.containerCaches where cache.keyType == keyType {
+                cache.rowContainer.willDecodeRecord()
+                return unsafeDowncast(cache, to: DecodingContainerCache<Key>.self).container
+            }
+            let rowContainer = RowKeyedDecodingContainer<Key, Record>(rowReference: rowReference, sharesColumns: true)
+            let container = KeyedDecodingContainer(rowContainer)
+            shared.containerCaches.append(DecodingContainerCache(container, rowContainer: rowContainer, keyType: keyType, recordType: ObjectIdentifier(Record.self)))
+            return container
         }
         // A cursor decodes every record from the same live row: the container made for the
         // first record serves them all (making one per row costs an allocation and generic
         // metadata lookups).
         let keyType = ObjectIdentifier(Key.self)
         let recordType = ObjectIdentifier(Record.self)
-        if let cache = row.decodingContainerCache, cache.keyType == keyType, cache.recordType == recordType {
+        for cache in row.decodingContainerCaches where cache.keyType == keyType && cache.recordType == recordType {
+            cache.rowContainer.willDecodeRecord()
             return unsafeDowncast(cache, to: DecodingContainerCache<Key>.self).container
         }
-        let container = KeyedDecodingContainer(RowKeyedDecodingContainer<Key, Record>(row: row))
-        if row.isFetched {
-            row.decodingContainerCache = DecodingContainerCache(container, keyType: keyType, recordType: recordType)
+        let rowContainer = RowKeyedDecodingContainer<Key, Record>(row: row)
+        let container = KeyedDecodingContainer(rowContainer)
+        if row.readsLiveStatement {
+            row.decodingContainerCaches.append(DecodingContainerCache(container, rowContainer: rowContainer, keyType: keyType, recordType: recordType))
         }
         return container
     }
@@ -119,23 +155,106 @@ struct RowSingleValueDecodingContainer<Record: FetchableRecord>: SingleValueDeco
     }
 }
 
+/// What a key of a kept container resolved to the last time (see
+/// ``RowKeyedDecodingContainer``): a column, and, once looked up, a scope.
+struct DecodingKeyMemo {
+    var key: String
+    var index: Int?
+    var scope: Row??
+}
+
+/// Whether a type decoded from a row is a `FetchableRecord`, and whether it is a database value.
+struct DecodingTypeMemo {
+    var type: ObjectIdentifier
+    var fetchable: (any FetchableRecord.Type)?
+    var isValue: Bool
+}
+
+/// The row a decoder reads: fixed for the decoders of one row; swapped, record after record,
+/// in a decoder shared by the copied rows of one fetch.
+final class RowReference {
+    // Used on one thread at a time (rows are not Sendable), by accesses that span no call.
+    @exclusivity(unchecked) var row: Row
+
+    init(_ row: Row) {
+        self.row = row
+    }
+}
+
+/// The decoders shared by the copied rows of one fetch (`fetchAll`): the rows have the same
+/// columns, so that a record decoded from one of them takes the decoder of its type, points
+/// it at its row, and gives it back. A record that decodes another record of its type from
+/// another row of the fetch meanwhile gets another decoder.
+///
+/// Rows are not Sendable: their records are decoded on one thread at a time.
+final class SharedRowDecoders {
+    @exclusivity(unchecked) private var decoders: [SharedRowDecoder] = []
+
+    func checkOut<Record: FetchableRecord & Decodable>(_ type: Record.Type, row: Row) -> SharedRowDecoder {
+        let recordType = ObjectIdentifier(Record.self)
+        for decoder in decoders where decoder.recordType == recordType && !decoder.isInUse {
+            decoder.isInUse = true
+            decoder.rowReference.row = row
+            return decoder
+        }
+        let decoder = SharedRowDecoder(recordType: recordType, row: row)
+        decoder.decoder = RowDecoder<Record>(shared: decoder)
+        decoder.isInUse = true
+        decoders.append(decoder)
+        return decoder
+    }
+}
+
+/// A decoder shared by the copied rows of one fetch, for one record type, with its keyed
+/// containers.
+final class SharedRowDecoder {
+    /// What the shared decoders read between two records: no row, so that the fetched rows,
+    /// which refer to their shared decoders, can go.
+    nonisolated(unsafe) private static let noRow = Row()
+
+    let recordType: ObjectIdentifier
+    let rowReference: RowReference
+    // Used on one thread at a time, by accesses that span no call.
+    /// Set right after the shared decoder is made (the decoder refers to it).
+    @exclusivity(unchecked) var decoder: (any Decoder)!
+    @exclusivity(unchecked) var containerCaches: [AnyDecodingContainerCache] = []
+    @exclusivity(unchecked) var isInUse = false
+
+    init(recordType: ObjectIdentifier, row: Row) {
+        self.recordType = recordType
+        rowReference = RowReference(row)
+    }
+
+    func checkIn() {
+        rowReference.row = SharedRowDecoder.noRow
+        isInUse = false
+    }
+}
+
+/// A container told when a kept container starts decoding another record.
+protocol RecordDecodingContainer: AnyObject {
+    func willDecodeRecord()
+}
+
 /// The keyed container a live row decodes its records with (see ``RowDecoder``).
 class AnyDecodingContainerCache {
     let keyType: ObjectIdentifier
     let recordType: ObjectIdentifier
+    let rowContainer: any RecordDecodingContainer
 
-    init(keyType: ObjectIdentifier, recordType: ObjectIdentifier) {
+    init(keyType: ObjectIdentifier, recordType: ObjectIdentifier, rowContainer: any RecordDecodingContainer) {
         self.keyType = keyType
         self.recordType = recordType
+        self.rowContainer = rowContainer
     }
 }
 
 final class DecodingContainerCache<Key: CodingKey>: AnyDecodingContainerCache {
     let container: KeyedDecodingContainer<Key>
 
-    init(_ container: KeyedDecodingContainer<Key>, keyType: ObjectIdentifier, recordType: ObjectIdentifier) {
+    init(_ container: KeyedDecodingContainer<Key>, rowContainer: any RecordDecodingContainer, keyType: ObjectIdentifier, recordType: ObjectIdentifier) {
         self.container = container
-        super.init(keyType: keyType, recordType: recordType)
+        super.init(keyType: keyType, recordType: recordType, rowContainer: rowContainer)
     }
 }
 
@@ -143,15 +262,50 @@ final class DecodingContainerCache<Key: CodingKey>: AnyDecodingContainerCache {
 ///
 /// A class: the standard library's container box copies its container on each call, and a
 /// class copies as one reference.
-final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: KeyedDecodingContainerProtocol {
-    let row: Row
+final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: KeyedDecodingContainerProtocol, RecordDecodingContainer {
+    private let rowReference: RowReference
+    var row: Row { rowReference.row }
     let codingPath: [any CodingKey]
     /// Column indexes by key string, for the non-default column strategies.
     private let keyIndexes: [String: Int]?
+    /// The statement the row reads, and the statement's column of each of the row's columns
+    /// when the row is adapted: values are read straight from SQLite.
+    private let liveColumns: (sqliteStatement: SQLiteStatement, baseIndexes: [Int]?)?
 
-    init(row: Row, codingPath: [any CodingKey] = []) {
-        self.row = row
+
+    /// Whether the container remembers how keys resolve (columns, scopes), by the order of
+    /// the lookups in a record's decoding: for a row that reads a live statement through an
+    /// adapter (joined requests). Such a row keeps its container from one fetched row to the
+    /// next, and its columns and scopes never change. (An unadapted live row remembers its
+    /// columns itself.)
+    ///
+    /// The memos are used by one decoding at a time, on the connection's queue, and no access
+    /// spans a call: no dynamic exclusivity checks.
+    private let remembersKeys: Bool
+    /// Whether the container remembers the scopes of keys too: for a live row (the scopes of
+    /// copied rows are made for each row, with their prefetched rows).
+    private let remembersScopes: Bool
+    @exclusivity(unchecked) private var keyMemos: [DecodingKeyMemo] = []
+    /// The position of the next lookup in the current record's decoding.
+    @exclusivity(unchecked) private var lookupOrdinal = 0
+    /// The position of the last lookup, whose memo remembers the key's scope too.
+    @exclusivity(unchecked) private var lastLookupOrdinal = -1
+    /// For each type decoded from a row (a scope, or the row itself): whether it is a
+    /// `FetchableRecord`, and whether it is a database value.
+    @exclusivity(unchecked) private var typeMemos: [DecodingTypeMemo] = []
+
+    convenience init(row: Row, codingPath: [any CodingKey] = []) {
+        self.init(rowReference: RowReference(row), codingPath: codingPath, sharesColumns: false)
+    }
+
+    /// `sharesColumns`: the container reads the copied rows of one fetch, one after the other.
+    init(rowReference: RowReference, codingPath: [any CodingKey] = [], sharesColumns: Bool) {
+        self.rowReference = rowReference
         self.codingPath = codingPath
+        let row = rowReference.row
+        liveColumns = row.liveColumns
+        remembersScopes = liveColumns?.baseIndexes != nil
+        remembersKeys = remembersScopes || sharesColumns
         switch Record.databaseColumnDecodingStrategy {
         case .useDefaultKeys:
             keyIndexes = nil
@@ -172,10 +326,56 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         return row.columnNames.compactMap { Key(stringValue: $0) }
     }
 
+    func willDecodeRecord() {
+        lookupOrdinal = 0
+        lastLookupOrdinal = -1
+    }
+
     @inline(__always)
     private func index(of key: Key) -> Int? {
         if let keyIndexes { return keyIndexes[key.stringValue] }
+        if remembersKeys { return rememberedIndex(key.stringValue) }
         return row.index(forColumn: key.stringValue)
+    }
+
+    private func rememberedIndex(_ name: String) -> Int? {
+        let ordinal = lookupOrdinal
+        lookupOrdinal += 1
+        lastLookupOrdinal = ordinal
+        if ordinal < keyMemos.count {
+            if keyMemos[ordinal].key == name { return keyMemos[ordinal].index }
+            let index = row.index(forColumn: name)
+            keyMemos[ordinal] = DecodingKeyMemo(key: name, index: index, scope: nil)
+            return index
+        }
+        let index = row.index(forColumn: name)
+        keyMemos.append(DecodingKeyMemo(key: name, index: index, scope: nil))
+        return index
+    }
+
+    /// The scope of `key` in the row's scopes tree, right after the key's column lookup.
+    private func scope(forKey key: Key) -> Row? {
+        let name = key.stringValue
+        guard remembersScopes, lastLookupOrdinal >= 0, lastLookupOrdinal < keyMemos.count,
+              keyMemos[lastLookupOrdinal].key == name else {
+            return row.scopesTree[name]
+        }
+        if let scope = keyMemos[lastLookupOrdinal].scope { return scope }
+        let scope = row.scopesTree[name]
+        keyMemos[lastLookupOrdinal].scope = .some(scope)
+        return scope
+    }
+
+    /// Whether `T` is a `FetchableRecord`, and whether it is a database value (remembered).
+    private func typeInfo<T>(_ type: T.Type) -> (fetchable: (any FetchableRecord.Type)?, isValue: Bool) {
+        let id = ObjectIdentifier(T.self)
+        for memo in typeMemos where memo.type == id {
+            return (memo.fetchable, memo.isValue)
+        }
+        let fetchable = T.self as? any FetchableRecord.Type
+        let isValue = T.self is any DatabaseValueConvertible.Type || T.self == Date.self || T.self == Data.self
+        if remembersKeys { typeMemos.append(DecodingTypeMemo(type: id, fetchable: fetchable, isValue: isValue)) }
+        return (fetchable, isValue)
     }
 
     private func requiredIndex<T>(of key: Key, _ type: T.Type) throws -> Int {
@@ -186,13 +386,13 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     }
 
     func contains(_ key: Key) -> Bool {
-        index(of: key) != nil || row.scopesTree[key.stringValue] != nil || row.prefetchedRows[key.stringValue] != nil
+        index(of: key) != nil || scope(forKey: key) != nil || row.prefetchedRows[key.stringValue] != nil
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
         guard let index = index(of: key) else {
             // A scope decodes as nil when all its values are NULL (the missing side of a left join).
-            return !(row.scopesTree[key.stringValue]?.containsNonNullValue ?? false)
+            return !(scope(forKey: key)?.containsNonNullValue ?? false)
         }
         return row.databaseValueIsNull(at: index)
     }
@@ -202,8 +402,8 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     @inline(__always)
     private func fastDecode<T: DatabaseValueConvertible & StatementColumnConvertible>(_ type: T.Type, forKey key: Key) throws -> T {
         let index = try requiredIndex(of: key, type)
-        if let sqliteStatement = row.sqliteStatement,
-           let value = Row.liveValue(T.self, sqliteStatement, CInt(index)) {
+        if let (sqliteStatement, baseIndexes) = liveColumns,
+           let value = Row.liveValue(T.self, sqliteStatement, CInt(baseIndexes?[index] ?? index)) {
             return value
         }
         return try decodeValue(type, at: index)
@@ -212,19 +412,21 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     @inline(__always)
     private func fastDecodeIfPresent<T: DatabaseValueConvertible & StatementColumnConvertible>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let index = index(of: key) else { return nil }
-        if let sqliteStatement = row.sqliteStatement {
-            if let value = Row.liveValue(T.self, sqliteStatement, CInt(index)) { return value }
-            if sqlite3_column_type(sqliteStatement, CInt(index)) == SQLITE_NULL { return nil }
+        if let (sqliteStatement, baseIndexes) = liveColumns {
+            let column = CInt(baseIndexes?[index] ?? index)
+            if let value = Row.liveValue(T.self, sqliteStatement, column) { return value }
+            if sqlite3_column_type(sqliteStatement, column) == SQLITE_NULL { return nil }
         }
         if row.databaseValueIsNull(at: index) { return nil }
         return try decodeValue(type, at: index)
     }
 
     private func decodeValue<T: DatabaseValueConvertible>(_ type: T.Type, at index: Int) throws -> T {
-        switch row.decode(type, at: index) {
-        case .success(let value): return value
-        case .failure(let error): throw error.decoding(Record.self)
-        }
+        // (Not through `Row.decode(_:at:)`: its generic `Result` costs a metadata lookup per
+        // value, in the records of copied rows.)
+        let dbValue = row.databaseValue(at: index)
+        if let value = T.fromDatabaseValue(dbValue) { return value }
+        throw mismatch(type, dbValue, index)
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try fastDecode(type, forKey: key) }
@@ -262,7 +464,7 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
             if let rows = row.prefetchedRows[key.stringValue] {
                 return try T(from: PrefetchedRowsDecoder<Record>(rows: rows, codingPath: codingPath + [key]))
             }
-            guard let scope = row.scopesTree[key.stringValue], scope.containsNonNullValue else { return nil }
+            guard let scope = scope(forKey: key), scope.containsNonNullValue else { return nil }
             return try decode(type, fromRow: scope, key: key)
         }
         if row.databaseValueIsNull(at: index) { return nil }
@@ -276,27 +478,28 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         // Not a column: a record in the scope of that name, records prefetched for that key,
         // or a record read from the same columns (`var book: Book` in a record of books and
         // their authors).
-        if let scope = row.scopesTree[key.stringValue] {
+        if let scope = scope(forKey: key) {
             return try decode(type, fromRow: scope, key: key)
         }
         if let rows = row.prefetchedRows[key.stringValue] {
             return try T(from: PrefetchedRowsDecoder<Record>(rows: rows, codingPath: codingPath + [key]))
         }
-        let notFound = RowDecodingError.columnNotFound(key.stringValue, type: type, row: row, record: Record.self)
         // (Never the record's own type: that would recurse forever.)
-        if T.self is any DatabaseValueConvertible.Type || T.self == Date.self || T.self == Data.self || T.self == Record.self {
-            throw notFound
+        if typeInfo(T.self).isValue || T.self == Record.self {
+            throw RowDecodingError.columnNotFound(key.stringValue, type: type, row: row, record: Record.self)
         }
         do {
             return try decode(type, fromRow: row, key: key)
         } catch {
+            // The message is made only here: it lists the row's columns.
+            let notFound = RowDecodingError.columnNotFound(key.stringValue, type: type, row: row, record: Record.self)
             throw RowDecodingError(description: "\(notFound.description); decoding \(T.self) from the row's own columns failed too: \(error)")
         }
     }
 
     /// Decodes a record from a whole row (a scope, or the row itself), for `key`.
     private func decode<T: Decodable>(_ type: T.Type, fromRow row: Row, key: Key) throws -> T {
-        if let recordType = T.self as? any FetchableRecord.Type {
+        if let recordType = typeInfo(T.self).fetchable {
             return try recordType.init(row: row) as! T
         }
         return try T(from: RowDecoder<Record>(row: row, codingPath: codingPath + [key]))
@@ -465,6 +668,7 @@ struct PrefetchedRowsContainer<Record: FetchableRecord>: UnkeyedDecodingContaine
     let rows: [Row]
     let codingPath: [any CodingKey]
     var currentIndex = 0
+    private var elementType: (type: ObjectIdentifier, fetchable: (any FetchableRecord.Type)?)?
 
     init(rows: [Row], codingPath: [any CodingKey]) {
         self.rows = rows
@@ -482,7 +686,15 @@ struct PrefetchedRowsContainer<Record: FetchableRecord>: UnkeyedDecodingContaine
         }
         let row = rows[currentIndex]
         currentIndex += 1
-        if let recordType = T.self as? any FetchableRecord.Type {
+        // The elements are all of one type: it is asked once whether it is a record.
+        let recordType: (any FetchableRecord.Type)?
+        if let memo = elementType, memo.type == ObjectIdentifier(T.self) {
+            recordType = memo.fetchable
+        } else {
+            recordType = T.self as? any FetchableRecord.Type
+            elementType = (ObjectIdentifier(T.self), recordType)
+        }
+        if let recordType {
             return try recordType.init(row: row) as! T
         }
         if let valueType = T.self as? any DatabaseValueConvertible.Type {

@@ -1,0 +1,1 @@
+../SQLCipherBenchmarks/Associations.swift

@@ -1,0 +1,248 @@
+import Foundation
+import Testing
+@testable import GRDBCipher
+
+// Books have an author and awards; authors have a country and awards of their own. Used for
+// the refinements of joined associations: prefetches nested in joined scopes, merged joins,
+// and required associations chained behind optional ones.
+
+private struct ARCountry: Codable, FetchableRecord, PersistableRecord, Hashable {
+    static let databaseTableName = "country"
+    var code: String
+    var name: String
+}
+
+private struct ARAuthor: Codable, FetchableRecord, PersistableRecord, Hashable {
+    static let databaseTableName = "author"
+    static let country = belongsTo(ARCountry.self)
+    static let books = hasMany(ARBook.self)
+    static let prizes = hasMany(ARPrize.self)
+    var id: Int64
+    var name: String
+    var countryCode: String?
+}
+
+private struct ARBook: Codable, FetchableRecord, PersistableRecord, Hashable {
+    static let databaseTableName = "book"
+    static let author = belongsTo(ARAuthor.self)
+    static let country = hasOne(ARCountry.self, through: author, using: ARAuthor.country)
+    var id: Int64
+    var authorId: Int64?
+    var title: String
+    var year: Int
+}
+
+private struct ARPrize: Codable, FetchableRecord, PersistableRecord, Hashable {
+    static let databaseTableName = "prize"
+    var id: Int64
+    var authorId: Int64
+    var name: String
+}
+
+private let schema = """
+    CREATE TABLE country (code TEXT PRIMARY KEY, name TEXT NOT NULL);
+    CREATE TABLE author (id INTEGER PRIMARY KEY, name TEXT NOT NULL, countryCode TEXT REFERENCES country(code));
+    CREATE TABLE book (id INTEGER PRIMARY KEY, authorId INTEGER REFERENCES author(id), title TEXT NOT NULL, year INTEGER NOT NULL);
+    CREATE TABLE prize (id INTEGER PRIMARY KEY, authorId INTEGER NOT NULL REFERENCES author(id), name TEXT NOT NULL);
+    INSERT INTO country VALUES ('FR', 'France'), ('JP', 'Japan');
+    INSERT INTO author VALUES (1, 'Duras', 'FR'), (2, 'Kawabata', 'JP'), (3, 'Nobody', NULL);
+    INSERT INTO book VALUES
+        (1, 1, 'L''Amant', 1984),
+        (2, 2, 'Yukiguni', 1948),
+        (3, 1, 'Moderato cantabile', 1958),
+        (4, NULL, 'Anonymous', 1900),
+        (5, 3, 'Nothing', 2000);
+    INSERT INTO prize VALUES (1, 1, 'Goncourt'), (2, 2, 'Nobel'), (3, 1, 'Ibsen');
+    """
+
+private func withBooks(_ body: (Database, SQLRecorder) throws -> Void) throws {
+    let test = try TestDatabase()
+    try test.dbQueue.write { db in
+        try db.execute(sql: schema)
+        let recorder = SQLRecorder()
+        recorder.record(db)
+        try body(db, recorder)
+    }
+}
+
+private func sqlOf(_ db: Database, _ request: some FetchRequest) throws -> String {
+    try request.makePreparedRequest(db, forSingleResult: false).statement.sql
+}
+
+@Suite("Associations: refinements of joined associations")
+struct AssociationRefinementTests {
+    @Test func includingAllInsideAnIncludedAssociation() throws {
+        try withBooks { db, recorder throws in
+            // Hierarchical decoding: the author's prizes are decoded with the author.
+            struct AuthorInfo: Decodable, FetchableRecord {
+                var author: ARAuthor
+                var prizes: [ARPrize]
+            }
+            struct BookInfo: Decodable, FetchableRecord {
+                var book: ARBook
+                var author: AuthorInfo
+            }
+            let request = ARBook
+                .including(required: ARBook.author.including(all: ARAuthor.prizes.order(Column("name"))))
+                .order(Column("id"))
+            let infos = try request.asRequest(of: BookInfo.self).fetchAll(db)
+            #expect(recorder.dataSQL == [
+                #"SELECT "book".*, "author".* FROM "book" JOIN "author" ON "author"."id" = "book"."authorId" ORDER BY "book"."id""#,
+                #"SELECT *, "authorId" AS "grdb_authorId" FROM "prize" WHERE "authorId" IN (?, ?, ?) ORDER BY "name""#,
+            ])
+            #expect(infos.map(\.book.title) == ["L'Amant", "Yukiguni", "Moderato cantabile", "Nothing"])
+            #expect(infos.map(\.author.author.name) == ["Duras", "Kawabata", "Duras", "Nobody"])
+            #expect(infos.map { $0.author.prizes.map(\.name) } == [["Goncourt", "Ibsen"], ["Nobel"], ["Goncourt", "Ibsen"], []])
+
+            // Flat decoding: the prefetched rows are found in the scope.
+            struct FlatBookInfo: Decodable, FetchableRecord {
+                var book: ARBook
+                var author: ARAuthor
+                var prizes: [ARPrize]
+            }
+            let flat = try request.asRequest(of: FlatBookInfo.self).fetchAll(db)
+            #expect(flat.map { $0.prizes.count } == [2, 1, 2, 0])
+
+            // Rows: the scope carries the prefetched rows, found from the base row too.
+            let rows = try Row.fetchAll(db, request)
+            #expect(rows[0].scopes["author"]?.prefetchedRows["prizes"]?.count == 2)
+            #expect(rows[1].prefetchedRows["prizes"]?.count == 1)
+            #expect(rows[0].prefetchedRows.keys == ["prizes"])
+            // Kept rows keep them.
+            #expect(rows[0].copy().prefetchedRows["prizes"]?.count == 2)
+        }
+    }
+
+    @Test func includingAllInsideAnOptionalAssociationAndDeeper() throws {
+        try withBooks { db, recorder throws in
+            struct AuthorInfo: Decodable, FetchableRecord {
+                var author: ARAuthor
+                var country: ARCountry?
+                var books: [ARBook]
+            }
+            struct BookInfo: Decodable, FetchableRecord {
+                var book: ARBook
+                var author: AuthorInfo?
+            }
+            // The book without author has no author, and no prefetched books: the prefetch
+            // query asks only for the authors that were joined.
+            let request = ARBook
+                .including(optional: ARBook.author
+                    .including(optional: ARAuthor.country)
+                    .including(all: ARAuthor.books.order(Column("year"))))
+                .filter(Column("year") < 1990)
+                .order(Column("id"))
+            let infos = try request.asRequest(of: BookInfo.self).fetchAll(db)
+            #expect(recorder.dataSQL.last == #"SELECT *, "authorId" AS "grdb_authorId" FROM "book" WHERE "authorId" IN (?, ?) ORDER BY "year""#)
+            #expect(infos.map(\.book.id) == [1, 2, 3, 4])
+            #expect(infos.map { $0.author?.author.name } == ["Duras", "Kawabata", "Duras", nil])
+            #expect(infos.map { $0.author?.country?.name } == ["France", "Japan", "France", nil])
+            #expect(infos.map { $0.author?.books.map(\.year) } == [[1958, 1984], [1948], [1958, 1984], nil])
+
+            // Two levels: prefetched rows of prefetched rows still work inside a scope.
+            struct PrizedAuthor: Decodable, FetchableRecord {
+                var author: ARAuthor
+                var books: [ARBook]
+                var prizes: [ARPrize]
+            }
+            struct Info: Decodable, FetchableRecord {
+                var book: ARBook
+                var author: PrizedAuthor
+            }
+            let twoPrefetches = try ARBook
+                .including(required: ARBook.author.including(all: ARAuthor.books).including(all: ARAuthor.prizes))
+                .filter(key: 2)
+                .asRequest(of: Info.self)
+                .fetchOne(db)
+            #expect(twoPrefetches?.author.books.map(\.title) == ["Yukiguni"])
+            #expect(twoPrefetches?.author.prizes.map(\.name) == ["Nobel"])
+        }
+    }
+
+    @Test func includingAllInsideAJoinedAssociationThrows() throws {
+        try withBooks { db, _ throws in
+            // The joined author's columns are not fetched: there is no key to prefetch with.
+            let error = expectDatabaseError(.SQLITE_MISUSE) {
+                _ = try ARBook.joining(required: ARBook.author.including(all: ARAuthor.prizes)).fetchAll(db)
+            }
+            #expect(error?.message?.contains("including(all:) is not supported inside an association that is joined without being included") == true)
+        }
+    }
+
+    @Test func mergedJoinsApplyAllFiltersAndTheLastOrderingAndSelection() throws {
+        try withBooks { db, _ throws in
+            // All filters are applied.
+            let filtered = ARBook
+                .joining(required: ARBook.author.filter(Column("countryCode") == "FR"))
+                .joining(optional: ARBook.author.filter(Column("name") != "Nobody"))
+            #expect(try sqlOf(db, filtered) == #"SELECT "book".* FROM "book" JOIN "author" ON ("author"."id" = "book"."authorId") AND ("author"."countryCode" = ?) AND ("author"."name" <> ?)"#)
+            #expect(try filtered.order(Column("id")).fetchAll(db).map(\.id) == [1, 3])
+
+            // including wins over joining, required over optional, the last ordering wins.
+            let ordered = ARBook
+                .including(optional: ARBook.author.order(Column("name")))
+                .joining(required: ARBook.author.order(Column("id").desc))
+            #expect(try sqlOf(db, ordered) == #"SELECT "book".*, "author".* FROM "book" JOIN "author" ON "author"."id" = "book"."authorId" ORDER BY "author"."id" DESC"#)
+
+            // The last selection of an included association wins; a join without scope
+            // keeps the selection.
+            let selected = ARBook
+                .including(required: ARBook.author.select(Column("id")))
+                .including(required: ARBook.author.select(Column("name")))
+                .joining(required: ARBook.author)
+            #expect(try sqlOf(db, selected) == #"SELECT "book".*, "author"."name" FROM "book" JOIN "author" ON "author"."id" = "book"."authorId""#)
+
+            // The intermediate table of a through association, merged with the association
+            // to it, in either order: the author keeps its columns.
+            struct BookInfo: Decodable, FetchableRecord {
+                var book: ARBook
+                var author: ARAuthor
+                var country: ARCountry?
+            }
+            let throughFirst = ARBook
+                .including(optional: ARBook.country)
+                .including(required: ARBook.author)
+                .order(Column("id"))
+            #expect(try sqlOf(db, throughFirst) == #"SELECT "book".*, "author".*, "country".* FROM "book" JOIN "author" ON "author"."id" = "book"."authorId" LEFT JOIN "country" ON "country"."code" = "author"."countryCode" ORDER BY "book"."id""#)
+            let throughLast = ARBook
+                .including(required: ARBook.author)
+                .including(optional: ARBook.country)
+                .order(Column("id"))
+            #expect(try sqlOf(db, throughLast) == sqlOf(db, throughFirst))
+            for request in [throughFirst, throughLast] {
+                let infos = try request.asRequest(of: BookInfo.self).fetchAll(db)
+                #expect(infos.map(\.author.name) == ["Duras", "Kawabata", "Duras", "Nobody"])
+                #expect(infos.map(\.country?.code) == ["FR", "JP", "FR", nil])
+            }
+
+            // Another key: two joins.
+            let twoKeys = ARBook
+                .joining(required: ARBook.author.filter(Column("countryCode") == "FR"))
+                .joining(required: ARBook.author.forKey("other").filter(Column("name") == "Duras"))
+            #expect(try sqlOf(db, twoKeys) == #"SELECT "book".* FROM "book" JOIN "author" "author1" ON ("author1"."id" = "book"."authorId") AND ("author1"."countryCode" = ?) JOIN "author" "author2" ON ("author2"."id" = "book"."authorId") AND ("author2"."name" = ?)"#)
+        }
+    }
+
+    @Test func requiredAssociationBehindAnOptionalOneThrows() throws {
+        try withBooks { db, _ throws in
+            // GRDB: a fatal error "Not implemented: chaining a required association behind an
+            // optional association". GRDBCipher throws.
+            let request = ARBook.joining(optional: ARBook.author.including(required: ARAuthor.country))
+            let error = expectDatabaseError(.SQLITE_MISUSE) { _ = try request.fetchAll(db) }
+            #expect(error?.message?.hasPrefix("Not implemented: chaining a required association behind an optional association") == true)
+            expectDatabaseError(.SQLITE_MISUSE) {
+                _ = try ARBook.including(optional: ARBook.author.joining(required: ARAuthor.country)).fetchCount(db)
+            }
+
+            // Optional behind required, required behind required, optional behind optional.
+            #expect(try ARBook.including(required: ARBook.author.including(optional: ARAuthor.country)).fetchCount(db) == 4)
+            #expect(try ARBook.including(required: ARBook.author.including(required: ARAuthor.country)).fetchCount(db) == 3)
+            #expect(try ARBook.including(optional: ARBook.author.including(optional: ARAuthor.country)).fetchCount(db) == 5)
+            // Merged with a required join of the same key, the association is required.
+            let merged = ARBook
+                .joining(optional: ARBook.author.including(required: ARAuthor.country))
+                .joining(required: ARBook.author)
+            #expect(try merged.fetchCount(db) == 3)
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+@testable import GRDBCipher
+
+// The copied rows of one fetchAll share their records' decoders: each record must still read
+// its own row, a decoding error must leave the decoders usable, a record that decodes another
+// of its type from another row of the same fetch must get its own decoder, and the rows must
+// not be kept alive by their decoders.
+
+private struct Item: Decodable, FetchableRecord, Equatable {
+    var id: Int64
+    var name: String
+    var note: String?
+}
+
+/// Decodes an item, and, from its own decoding, the item of the next row of the same fetch.
+private struct Chained: Decodable, FetchableRecord {
+    nonisolated(unsafe) static var rows: [Row] = []
+    var id: Int64
+    var next: Int64?
+
+    enum CodingKeys: String, CodingKey { case id }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int64.self, forKey: .id)
+        let index = Int(id)
+        next = index < Chained.rows.count ? try Chained(row: Chained.rows[index]).id : nil
+        // The decoder still reads this record's row.
+        #expect(try container.decode(Int64.self, forKey: .id) == id)
+    }
+}
+
+@Suite("Decoders shared by the rows of a fetch")
+struct SharedRowDecodersTests {
+    private func makeDatabase() throws -> TestDatabase {
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in
+            try db.execute(sql: """
+                CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT NOT NULL, note TEXT);
+                INSERT INTO item VALUES (1, 'a', NULL), (2, 'b', 'x'), (3, 'c', NULL);
+                """)
+        }
+        return test
+    }
+
+    @Test func eachRecordReadsItsRow() throws {
+        let test = try makeDatabase()
+        try test.dbQueue.read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM item ORDER BY id")
+            // Out of order, twice: the shared decoder is pointed at each row.
+            let items = try [2, 0, 1, 2].map { try Item(row: rows[$0]) }
+            #expect(items == [
+                Item(id: 3, name: "c", note: nil), Item(id: 1, name: "a", note: nil),
+                Item(id: 2, name: "b", note: "x"), Item(id: 3, name: "c", note: nil),
+            ])
+            #expect(try Item.fetchAll(db, sql: "SELECT * FROM item ORDER BY id DESC").map(\.id) == [3, 2, 1])
+        }
+    }
+
+    @Test func aDecodingErrorLeavesTheDecodersUsable() throws {
+        let test = try makeDatabase()
+        try test.dbQueue.read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT id, CASE id WHEN 2 THEN NULL ELSE name END AS name, note FROM item ORDER BY id")
+            #expect(try Item(row: rows[0]).name == "a")
+            #expect(throws: (any Error).self) { try Item(row: rows[1]) }
+            #expect(try Item(row: rows[2]).name == "c")
+        }
+    }
+
+    @Test func aRecordDecodingAnotherOfItsTypeGetsItsOwnDecoder() throws {
+        let test = try makeDatabase()
+        try test.dbQueue.read { db in
+            Chained.rows = try Row.fetchAll(db, sql: "SELECT id FROM item ORDER BY id")
+            defer { Chained.rows = [] }
+            let first = try Chained(row: Chained.rows[0])
+            #expect(first.id == 1)
+            #expect(first.next == 2)
+            #expect(try Chained(row: Chained.rows[2]).next == nil)
+        }
+    }
+
+    @Test func rowsAreNotKeptByTheirDecoders() throws {
+        let test = try makeDatabase()
+        weak var weakRow: Row?
+        try test.dbQueue.read { db in
+            var rows: [Row]? = try Row.fetchAll(db, sql: "SELECT * FROM item")
+            // The last row decoded: the one a shared decoder would still read.
+            weakRow = rows!.last
+            _ = try rows!.map { try Item(row: $0) }
+            rows = nil
+        }
+        #expect(weakRow == nil)
+    }
+}
