@@ -214,7 +214,9 @@ final class ConnectionHooks {
         fileprivate var notifies = false
         /// The hooks that were notifying on this thread before the statement ran, when the
         /// statement set itself as notifying (its update hook then sets nothing per row).
-        fileprivate var notifyingToRestore: ConnectionHooks??
+        fileprivate var restoresNotifying = false
+        /// The previous value of ``NotifyingHooks/rawCurrent`` (no reference counting).
+        fileprivate var previousNotifying: UnsafeMutableRawPointer?
     }
 
     /// Observers that want changes of the running statement.
@@ -272,10 +274,12 @@ final class ConnectionHooks {
             removeUpdateHook()
         } else {
             installUpdateHook()
-            let current = NotifyingHooks.current
-            if current !== self {
-                execution.notifyingToRestore = .some(current)
-                NotifyingHooks.current = self
+            let current = NotifyingHooks.rawCurrent
+            let me = Unmanaged.passUnretained(self).toOpaque()
+            if current != me {
+                execution.restoresNotifying = true
+                execution.previousNotifying = current
+                NotifyingHooks.rawCurrent = me
             }
         }
         if statement.analysis.allowsTruncation
@@ -442,8 +446,8 @@ final class ConnectionHooks {
     /// Gives the interest back to the execution that ran before (a cursor that steps later).
     /// The update hook stays installed: the next statement decides whether it needs it.
     private func restore(_ execution: Execution) {
-        if let notifying = execution.notifyingToRestore {
-            NotifyingHooks.current = notifying
+        if execution.restoresNotifying {
+            NotifyingHooks.rawCurrent = execution.previousNotifying
         }
         if let previous = execution.previousInterest {
             interested = previous
@@ -670,5 +674,11 @@ private enum NotifyingHooks {
         set {
             pthread_setspecific(key, newValue.map { Unmanaged.passUnretained($0).toOpaque() })
         }
+    }
+
+    /// The same, as the unretained pointer stored in the thread-specific slot.
+    static var rawCurrent: UnsafeMutableRawPointer? {
+        get { pthread_getspecific(key) }
+        set { pthread_setspecific(key, newValue) }
     }
 }
