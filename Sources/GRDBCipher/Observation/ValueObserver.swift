@@ -287,34 +287,19 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
         }
     }
 
-    /// Reduces a fetched value, then schedules its notification.
-    ///
-    /// Observations that fetch in a pool's readers reduce where they fetched: their fetches
-    /// never overlap (the initial one in the writer access that starts the observation, then
-    /// one reader fetch at a time, each reduced before the next may start), so the order holds
-    /// without a hop to `reduceQueue` per value. The others reduce on `reduceQueue`, off the
-    /// writer.
     private func reduceAndNotify(_ fetched: Reducer.Fetcher.Value) {
-        if fetchesInReaders {
-            reduce(fetched)
-            return
-        }
         let fetched = UncheckedSendable(fetched)
         reduceQueue.async {
-            self.reduce(fetched.value)
-        }
-    }
-
-    private func reduce(_ fetched: Reducer.Fetcher.Value) {
-        if isCancelled { return }
-        do {
-            guard let value = try reducer._value(fetched) else { return }
-            scheduler.schedule {
-                if self.isCancelled { return }
-                self.onChange(value)
+            if self.isCancelled { return }
+            do {
+                guard let value = try self.reducer._value(fetched.value) else { return }
+                self.scheduler.schedule {
+                    if self.isCancelled { return }
+                    self.onChange(value)
+                }
+            } catch {
+                self.fail(error)
             }
-        } catch {
-            fail(error)
         }
     }
 
