@@ -65,6 +65,9 @@ final class BatchedReads: @unchecked Sendable {
             switch dbResult {
             case let .failure(error):
                 for job in jobs { job(.failure(error)) }
+            case .success where jobs.isEmpty:
+                // Another batch took them while this one waited for its reader.
+                break
             case let .success(db):
                 var began = false
                 do {

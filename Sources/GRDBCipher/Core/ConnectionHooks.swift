@@ -179,7 +179,7 @@ final class ConnectionHooks {
     private func notifying(_ body: () throws -> Void) rethrows {
         let previous = NotifyingHooks.current
         if previous === self {
-            // Set by the statement that runs (see `willExecuteTracked`).
+            // Nested notification.
             try body()
             return
         }
@@ -214,9 +214,6 @@ final class ConnectionHooks {
         fileprivate var notifies = false
         /// The hooks that were notifying on this thread before the statement ran, when the
         /// statement set itself as notifying (its update hook then sets nothing per row).
-        fileprivate var restoresNotifying = false
-        /// The previous value of ``NotifyingHooks/rawCurrent`` (no reference counting).
-        fileprivate var previousNotifying: UnsafeMutableRawPointer?
     }
 
     /// Observers that want changes of the running statement.
@@ -274,13 +271,6 @@ final class ConnectionHooks {
             removeUpdateHook()
         } else {
             installUpdateHook()
-            let current = NotifyingHooks.rawCurrent
-            let me = Unmanaged.passUnretained(self).toOpaque()
-            if current != me {
-                execution.restoresNotifying = true
-                execution.previousNotifying = current
-                NotifyingHooks.rawCurrent = me
-            }
         }
         if statement.analysis.allowsTruncation
             && newInterest.contains(where: { interest in
@@ -446,9 +436,6 @@ final class ConnectionHooks {
     /// Gives the interest back to the execution that ran before (a cursor that steps later).
     /// The update hook stays installed: the next statement decides whether it needs it.
     private func restore(_ execution: Execution) {
-        if execution.restoresNotifying {
-            NotifyingHooks.rawCurrent = execution.previousNotifying
-        }
         if let previous = execution.previousInterest {
             interested = previous
             installUpdateHook()
@@ -545,6 +532,7 @@ final class ConnectionHooks {
         // `databaseDidCommit`, such as an observation's fetch in a savepoint) skips them.
         for entry in ended { entry.invalidate() }
         entries.removeAll { $0.observer == nil }
+        if entries.isEmpty && executionDepth == 0 { removeUpdateHook() }
     }
 
     // MARK: - notifyChanges(in:)
@@ -603,6 +591,8 @@ final class ConnectionHooks {
     }
 
     private func updateHook(_ kind: CInt, _ databaseName: UnsafePointer<CChar>, _ tableName: UnsafePointer<CChar>, _ rowID: Int64) {
+        // The hook stays installed between statements: one that nobody observes is not told.
+        if interested.isEmpty { return }
         guard let kind = DatabaseEvent.Kind(rawValue: kind) else { return }
         let event = DatabaseEvent(kind: kind, rowID: rowID, databaseNameCString: databaseName, tableNameCString: tableName)
         if savepoints.isEmpty {
@@ -674,11 +664,5 @@ private enum NotifyingHooks {
         set {
             pthread_setspecific(key, newValue.map { Unmanaged.passUnretained($0).toOpaque() })
         }
-    }
-
-    /// The same, as the unretained pointer stored in the thread-specific slot.
-    static var rawCurrent: UnsafeMutableRawPointer? {
-        get { pthread_getspecific(key) }
-        set { pthread_setspecific(key, newValue) }
     }
 }

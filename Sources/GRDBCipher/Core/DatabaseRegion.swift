@@ -163,11 +163,6 @@ public struct DatabaseRegion: Sendable {
         }
     }
 
-    /// Whether a change may modify the region, knowing that its kind may: false only when the
-    /// region covers some rows of the event's table, and the changed row is not one of them.
-    ///
-    /// Use it after ``isModified(byEventsOfKind:)``: events on tables outside the region answer
-    /// true.
     /// The region of a table, by name (case-insensitive). Asked before each statement that
     /// writes, for each observation: a few tables are compared without hashing.
     private func tableRegion(named name: String) -> TableRegion? {
@@ -181,6 +176,11 @@ public struct DatabaseRegion: Sendable {
         return tables[name.asciiLowercased()]
     }
 
+    /// Whether a change may modify the region, knowing that its kind may: false only when the
+    /// region covers some rows of the event's table, and the changed row is not one of them.
+    ///
+    /// Use it after ``isModified(byEventsOfKind:)``: events on tables outside the region answer
+    /// true.
     public func isModified(by event: DatabaseEvent) -> Bool {
         // Only rows restrict a region: without them, the answer needs no table name.
         guard hasRowIDs, let tables, let region = tables[event.tableName.asciiLowercased()], let rowIDs = region.rowIDs else {
