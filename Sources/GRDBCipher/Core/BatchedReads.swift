@@ -58,7 +58,7 @@ final class BatchedReads: @unchecked Sendable {
     private func runBatch() {
         acquireReader { [self] dbResult in
             // Taken once the reader is there: jobs that arrived while it was acquired join.
-            var jobs = state.update { state -> [Job] in
+            let jobs = state.update { state -> [Job] in
                 defer { state.pending = [] }
                 return state.pending
             }
@@ -69,12 +69,15 @@ final class BatchedReads: @unchecked Sendable {
                 // Another batch took them while this one waited for its reader.
                 break
             case let .success(db):
+                // The jobs before `next` have run.
+                var next = 0
                 var began = false
                 do {
                     try db.isolated(snapshotNow: false) {
                         began = true
-                        while !jobs.isEmpty {
-                            let job = jobs.removeFirst()
+                        while next < jobs.count {
+                            let job = jobs[next]
+                            next += 1
                             job(.success(db))
                             // A job whose failure ended the transaction (an interrupt, say)
                             // leaves the others to a new one.
@@ -85,14 +88,13 @@ final class BatchedReads: @unchecked Sendable {
                     // The transaction could not begin: no job ran, each gets the error. An
                     // error at its end is about jobs that ran and saw their own results.
                     if !began {
-                        let failed = jobs
-                        jobs = []
-                        for job in failed { job(.failure(error)) }
+                        for job in jobs { job(.failure(error)) }
+                        next = jobs.count
                     }
                 }
-                if !jobs.isEmpty {
+                if next < jobs.count {
                     // Left by a transaction that ended early: first in the next batch.
-                    state.update { $0.pending.insert(contentsOf: jobs, at: 0) }
+                    state.update { $0.pending.insert(contentsOf: jobs[next...], at: 0) }
                 }
             }
             let continues = state.update { state -> Bool in

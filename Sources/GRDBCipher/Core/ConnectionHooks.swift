@@ -178,11 +178,6 @@ final class ConnectionHooks {
 
     private func notifying(_ body: () throws -> Void) rethrows {
         let previous = NotifyingHooks.current
-        if previous === self {
-            // Nested notification.
-            try body()
-            return
-        }
         NotifyingHooks.current = self
         defer { NotifyingHooks.current = previous }
         try body()
@@ -212,8 +207,6 @@ final class ConnectionHooks {
         /// Observers hear of the end of the transaction (there are some, and the connection is
         /// not in a read-only access).
         fileprivate var notifies = false
-        /// The hooks that were notifying on this thread before the statement ran, when the
-        /// statement set itself as notifying (its update hook then sets nothing per row).
     }
 
     /// Observers that want changes of the running statement.

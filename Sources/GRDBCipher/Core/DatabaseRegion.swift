@@ -44,12 +44,16 @@ public struct DatabaseRegion: Sendable {
 
     /// Table regions by lowercased table name; nil is the full database.
     private(set) var tables: [String: TableRegion]? {
-        didSet { hasRowIDs = tables?.values.contains { $0.rowIDs != nil } ?? false }
+        didSet { hasRowIDs = Self.someTableHasRowIDs(tables) }
     }
 
     /// Whether some table of the region is restricted to some rows. Without, every event
     /// may modify the region (``isModified(by:)`` is true), and nothing needs a look-up.
     private var hasRowIDs = false
+
+    private static func someTableHasRowIDs(_ tables: [String: TableRegion]?) -> Bool {
+        tables?.values.contains { $0.rowIDs != nil } ?? false
+    }
 
     /// The empty region.
     ///
@@ -63,7 +67,7 @@ public struct DatabaseRegion: Sendable {
 
     private init(tables: [String: TableRegion]?) {
         self.tables = tables
-        hasRowIDs = tables?.values.contains { $0.rowIDs != nil } ?? false
+        hasRowIDs = Self.someTableHasRowIDs(tables)
     }
 
     /// The region that covers every table, column and row: any change modifies it.
