@@ -12,9 +12,23 @@ import Foundation
 final class ConnectionHooks {
     /// The connection, which owns the hooks: they never outlive it. Set once, by the
     /// connection's initializer.
-    unowned(unsafe) var database: Database!
+    unowned(unsafe) var database: Database! {
+        didSet { databaseReference = database.map { Unmanaged.passUnretained($0) } }
+    }
+    /// `database`, read without retaining it on the paths that run before each statement.
+    private var databaseReference: Unmanaged<Database>?
 
     init() {}
+
+    deinit {
+        entryBuffer.deallocate()
+    }
+
+    /// Whether the connection is in a read-only access, read without retaining it (before each
+    /// statement that writes, when there are observers).
+    private var databaseIsReadOnly: Bool {
+        databaseReference.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.isReadOnly }
+    }
 
     // MARK: - Installation
 
@@ -77,16 +91,25 @@ final class ConnectionHooks {
 
     // MARK: - Observers
 
-    /// A registered observer.
-    final class Entry {
+    /// A registered observer (a ``TypedEntry``, which knows its type).
+    ///
+    /// An observer held weakly (`.observerLifetime`) is also held strongly from the first
+    /// statement of a transaction that asks it about its changes, until that transaction ends
+    /// ("held"): the statements of the transaction then call it without loading the weak
+    /// reference, and without retaining and releasing it (an object with weak references
+    /// counts them in a side table: each load, retain and release takes the runtime's slow
+    /// path). One that its owner lets go meanwhile lives until the transaction ends.
+    class Entry {
         weak var weakObserver: (any TransactionObserver)?
-        var strongObserver: (any TransactionObserver)?
+        /// Set for `.nextTransaction` and `.databaseLifetime`; for `.observerLifetime`, while
+        /// held for a transaction.
+        @exclusivity(unchecked) var strongObserver: (any TransactionObserver)?
         let extent: Database.TransactionObservationExtent
         let id: ObjectIdentifier
         /// Set by `stopObservingDatabaseChangesUntilNextTransaction()`.
         @exclusivity(unchecked) var ignoresChangesUntilTransactionEnd = false
 
-        init(_ observer: any TransactionObserver, extent: Database.TransactionObservationExtent) {
+        fileprivate init(_ observer: any TransactionObserver, extent: Database.TransactionObservationExtent) {
             id = ObjectIdentifier(observer)
             self.extent = extent
             if extent == .observerLifetime {
@@ -97,13 +120,59 @@ final class ConnectionHooks {
         }
 
         var observer: (any TransactionObserver)? {
-            extent == .observerLifetime ? weakObserver : strongObserver
+            if let strongObserver { return strongObserver }
+            return weakObserver
+        }
+
+        /// Whether the observer is held strongly: the unretained calls below are safe.
+        @inline(__always)
+        var isHeld: Bool { strongObserver != nil }
+
+        /// Holds the observer until the transaction ends; false when it is gone.
+        func hold() -> Bool {
+            guard let observer = weakObserver else { return false }
+            strongObserver = observer
+            return true
+        }
+
+        /// Lets go of an observer held for a transaction.
+        func releaseHold() {
+            if extent == .observerLifetime { strongObserver = nil }
+        }
+
+        /// `observes(eventsOfKind:)`, called without retaining the observer: only while held.
+        func heldObserverObserves(_ eventKind: UnsafePointer<DatabaseEventKind>) -> Bool {
+            preconditionFailure("abstract")
+        }
+
+        /// `databaseDidChange(with:)`, called without retaining the observer: only while held.
+        func heldObserverDidChange(with event: DatabaseEvent) {
+            preconditionFailure("abstract")
         }
 
         /// Forgets the observer: nothing buffered for it is delivered any longer.
         func invalidate() {
             weakObserver = nil
             strongObserver = nil
+        }
+    }
+
+    /// An ``Entry`` for an observer of type `Observer`, which it calls through an unmanaged
+    /// reference while the entry holds it.
+    final class TypedEntry<Observer: TransactionObserver>: Entry {
+        private let reference: Unmanaged<Observer>
+
+        init(_ observer: Observer, extent: Database.TransactionObservationExtent) {
+            reference = .passUnretained(observer)
+            super.init(observer, extent: extent)
+        }
+
+        override func heldObserverObserves(_ eventKind: UnsafePointer<DatabaseEventKind>) -> Bool {
+            reference._withUnsafeGuaranteedRef { $0.observes(eventsOfKind: eventKind.pointee) }
+        }
+
+        override func heldObserverDidChange(with event: DatabaseEvent) {
+            reference._withUnsafeGuaranteedRef { $0.databaseDidChange(with: event) }
         }
     }
 
@@ -136,8 +205,16 @@ final class ConnectionHooks {
     // Accessed by each statement that writes: no dynamic exclusivity check (the connection is
     // used by one thread at a time, and these are never accessed overlapping).
     @exclusivity(unchecked) private var entries: [Entry] = [] {
-        didSet { entriesGeneration &+= 1 }
+        didSet {
+            entriesGeneration &+= 1
+            entryBuffer.deallocate()
+            entryBuffer = .allocate(capacity: entries.count)
+            _ = entryBuffer.initialize(from: entries.lazy.map { Unmanaged.passUnretained($0) })
+        }
     }
+    /// `entries`, unretained (the array keeps them alive), in memory of the hooks' own: read
+    /// before each statement that writes, with no retain and release of the array or entries.
+    @exclusivity(unchecked) private var entryBuffer = UnsafeMutableBufferPointer<Unmanaged<Entry>>.allocate(capacity: 0)
     /// Changes with the list of observers: a statement's cached interest is for one list.
     @exclusivity(unchecked) private var entriesGeneration = 0
 
@@ -149,13 +226,18 @@ final class ConnectionHooks {
 
     func add(_ observer: some TransactionObserver, extent: Database.TransactionObservationExtent) {
         entries.removeAll { $0.observer == nil }
-        entries.append(Entry(observer, extent: extent))
+        entries.append(TypedEntry(observer, extent: extent))
     }
 
     func remove(_ observer: some TransactionObserver) {
         let id = ObjectIdentifier(observer)
         // Changes buffered in savepoints for it are no longer delivered.
-        for entry in entries where entry.id == id { entry.invalidate() }
+        for entry in entries where entry.id == id {
+            // An observer may remove itself while it is called without being retained
+            // (``Entry``): the entry's hold on it ends once the statement is done.
+            if executionDepth > 0, let held = entry.strongObserver { retiredObservers.append(held) }
+            entry.invalidate()
+        }
         entries.removeAll { $0.id == id || $0.observer == nil }
         interested.removeAll { $0.entry.id == id }
         if interested.isEmpty { removeUpdateHook() }
@@ -233,6 +315,86 @@ final class ConnectionHooks {
     }
 
     private func willExecuteTracked(_ statement: Statement) throws -> Execution? {
+        // The common case, kept short: a statement that does not begin or end a transaction,
+        // whose observers give the answers they gave the last time it ran, and want none of its
+        // changes (observers of other tables). They are asked, and nothing else is needed.
+        if !statement.hasTransactionEffect && interested.isEmpty && !databaseIsReadOnly,
+           let answers = askObservers(about: statement)
+        {
+            if statement.interestGeneration == entriesGeneration && statement.interestAnswers == answers
+                && statement.cachedInterest.isEmpty
+            {
+                didCommit = false
+                didRollback = false
+                if commitError != nil { commitError = nil }
+                willCommitDone = false
+                executionDepth += 1
+                var execution = Execution(wasInsideTransaction: false, previousInterest: nil)
+                execution.notifies = true
+                return execution
+            }
+            return try willExecuteTracked(statement, answers: answers)
+        }
+        return try willExecuteTracked(statement, answers: nil)
+    }
+
+    /// The observers' answers for each change the statement may make, one bit per observer and
+    /// kind (``InterestCache/answers``); nil when there are no changes, or too many observers and
+    /// kinds for the bits.
+    @inline(__always)
+    private func askObservers(about statement: Statement) -> UInt64? {
+        let kindCount = statement.eventKinds.count
+        let entries = UnsafeBufferPointer(entryBuffer)
+        if kindCount == 0 || entries.isEmpty || entries.count * kindCount > UInt64.bitWidth { return nil }
+        return statement.eventKinds.withUnsafeBufferPointer { kinds in
+            let kinds = kinds.baseAddress.unsafelyUnwrapped
+            var answers: UInt64 = 0
+            var bit: UInt64 = 1
+            for entry in entries {
+                entry._withUnsafeGuaranteedRef { entry in
+                    if !entry.ignoresChangesUntilTransactionEnd && (entry.isHeld || holdForTransaction(entry)) {
+                        for index in 0..<kindCount {
+                            if entry.heldObserverObserves(kinds + index) { answers |= bit }
+                            bit &<<= 1
+                        }
+                    } else if !entry.ignoresChangesUntilTransactionEnd, let observer = entry.weakObserver {
+                        // Outside of a transaction: asked through the weak reference.
+                        for index in 0..<kindCount {
+                            if observer.observes(eventsOfKind: kinds[index]) { answers |= bit }
+                            bit &<<= 1
+                        }
+                    } else {
+                        bit &<<= UInt64(kindCount)
+                    }
+                }
+            }
+            return answers
+        }
+    }
+
+    /// Holds a weakly held observer until the end of the transaction in progress (see
+    /// ``Entry``); false outside of a transaction, or when the observer is gone.
+    @inline(never)
+    private func holdForTransaction(_ entry: Entry) -> Bool {
+        guard database.isInsideTransaction, entry.hold() else { return false }
+        holdsObservers = true
+        return true
+    }
+
+    /// Observers removed while a statement runs, kept until it ends (see ``remove(_:)``).
+    @exclusivity(unchecked) private var retiredObservers: [any TransactionObserver] = []
+
+    /// Some entries hold their observer for the transaction in progress.
+    @exclusivity(unchecked) private var holdsObservers = false
+
+    /// Lets go of the observers held for a transaction that ended.
+    private func releaseHeldObservers() {
+        holdsObservers = false
+        for entry in entries { entry.releaseHold() }
+    }
+
+    /// `answers`: the observers' answers when already asked (``askObservers(about:)``).
+    private func willExecuteTracked(_ statement: Statement, answers: UInt64?) throws -> Execution? {
         let effect = statement.hasTransactionEffect ? statement.analysis.transactionEffect : nil
         // The flags of the hooks are about this statement only.
         didCommit = false
@@ -247,7 +409,7 @@ final class ConnectionHooks {
         if !interested.isEmpty {
             execution.previousInterest = interested
         }
-        guard !entries.isEmpty, !database.isReadOnly else {
+        guard !entries.isEmpty, !databaseIsReadOnly else {
             execution.notifies = false
             interested = []
             removeUpdateHook()
@@ -258,7 +420,7 @@ final class ConnectionHooks {
         execution.notifies = true
 
         // Which observers want which changes of this statement.
-        let newInterest = interest(in: statement)
+        let newInterest = interest(in: statement, answers: answers)
         interested = newInterest
         if newInterest.isEmpty {
             removeUpdateHook()
@@ -298,54 +460,39 @@ final class ConnectionHooks {
     }
 
     /// Asks each observer about each change the statement may make (once per execution, as
-    /// GRDB documents), and returns those that want some. The list is the statement's cached
-    /// one when the observers and their answers are the same as last time.
-    private func interest(in statement: Statement) -> [Interest] {
+    /// GRDB documents; `answers` when they were already asked), and returns those that want
+    /// some. The list is the statement's cached one when the observers and their answers are
+    /// the same as last time.
+    private func interest(in statement: Statement, answers: UInt64?) -> [Interest] {
         let kindCount = statement.eventKinds.count
         if kindCount == 0 { return [] }
-        let cacheable = entries.count * kindCount <= UInt64.bitWidth
-        if !cacheable {
+        guard let answers = answers ?? askObservers(about: statement) else {
             // Too many observers for the bits: ask, and keep nothing.
             return computeInterest(statement.eventKinds) { _, kindIndex, observer in
                 observer.observes(eventsOfKind: statement.eventKinds[kindIndex])
             }
         }
-        // Borrowed, not copied: this runs before every statement that writes.
-        let answers = entries.withUnsafeBufferPointer { entries in
-            statement.eventKinds.withUnsafeBufferPointer { kinds in
-                var answers: UInt64 = 0
-                var bit: UInt64 = 1
-                for entry in entries {
-                    if !entry.ignoresChangesUntilTransactionEnd, let observer = entry.observer {
-                        for index in kinds.indices {
-                            if observer.observes(eventsOfKind: kinds[index]) { answers |= bit }
-                            bit &<<= 1
-                        }
-                    } else {
-                        bit &<<= UInt64(kindCount)
-                    }
-                }
-                return answers
-            }
-        }
-        if let cache = statement.interestCache, cache.generation == entriesGeneration, cache.answers == answers {
-            return cache.interest
+        if statement.interestGeneration == entriesGeneration && statement.interestAnswers == answers {
+            return statement.cachedInterest
         }
         // A statement that is not reused (`execute(sql:)` compiles anew) may make the same
         // changes as the previous one: its list is the same.
+        let cache: InterestCache
         if let last = lastInterest, last.cache.generation == entriesGeneration, last.cache.answers == answers,
            last.eventKinds == statement.eventKinds
         {
-            statement.interestCache = last.cache
-            return last.cache.interest
+            cache = last.cache
+        } else {
+            let interest = computeInterest(statement.eventKinds) { entryIndex, kindIndex, _ in
+                answers & (1 << UInt64(entryIndex * kindCount + kindIndex)) != 0
+            }
+            cache = InterestCache(generation: entriesGeneration, answers: answers, interest: interest)
+            lastInterest = (statement.eventKinds, cache)
         }
-        let interest = computeInterest(statement.eventKinds) { entryIndex, kindIndex, _ in
-            answers & (1 << UInt64(entryIndex * kindCount + kindIndex)) != 0
-        }
-        let cache = InterestCache(generation: entriesGeneration, answers: answers, interest: interest)
-        statement.interestCache = cache
-        lastInterest = (statement.eventKinds, cache)
-        return interest
+        statement.interestGeneration = cache.generation
+        statement.interestAnswers = cache.answers
+        statement.cachedInterest = cache.interest
+        return cache.interest
     }
 
     /// The interest computed last, for the statements that run once.
@@ -381,6 +528,16 @@ final class ConnectionHooks {
     /// Called once the statement is done (or failed, with `error`); returns the error to throw.
     func didExecute(_ statement: Statement, _ execution: Execution, error: (any Error)?) -> (any Error)? {
         executionDepth -= 1
+        // The common case: a statement that neither began nor ended a transaction (no
+        // transaction effect, and the hooks saw no commit or rollback), run while no other
+        // statement had observers' interest.
+        if !statement.hasTransactionEffect && !didCommit && !didRollback && commitError == nil
+            && execution.previousInterest == nil
+        {
+            if !interested.isEmpty { interested = [] }
+            if !retiredObservers.isEmpty && executionDepth == 0 { retiredObservers = [] }
+            return error
+        }
         var error = error
         if let commitError {
             // An observer refused the commit from the commit hook: SQLite reports
@@ -423,6 +580,8 @@ final class ConnectionHooks {
         } else if rolledBack && execution.notifies {
             transactionDidEnd { $0.databaseDidRollback(self.database) }
         }
+        if holdsObservers && !database.isInsideTransaction { releaseHeldObservers() }
+        if !retiredObservers.isEmpty && executionDepth == 0 { retiredObservers = [] }
         return error
     }
 
@@ -594,7 +753,11 @@ final class ConnectionHooks {
                     for index in interested.indices {
                         let entry = interested[index].entry
                         if !entry.ignoresChangesUntilTransactionEnd && interested[index].accepts(event) {
-                            entry.observer?.databaseDidChange(with: event)
+                            if entry.isHeld {
+                                entry.heldObserverDidChange(with: event)
+                            } else {
+                                entry.observer?.databaseDidChange(with: event)
+                            }
                         }
                     }
                 }

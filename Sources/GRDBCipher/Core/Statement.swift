@@ -56,8 +56,13 @@ public final class Statement {
     /// The changes the statement may make (its analysis's, read without copying it).
     let eventKinds: [DatabaseEventKind]
 
-    /// What transaction observers wanted of the statement's changes when it last ran.
-    @exclusivity(unchecked) var interestCache: ConnectionHooks.InterestCache?
+    /// What transaction observers wanted of the statement's changes when it last ran: the
+    /// observers of generation `interestGeneration` (``ConnectionHooks``) answered
+    /// `interestAnswers`, and `cachedInterest` lists those who wanted some. Scalars apart from
+    /// the list: the hooks compare them before each execution without copying the list.
+    @exclusivity(unchecked) var interestGeneration = -1
+    @exclusivity(unchecked) var interestAnswers: UInt64 = 0
+    @exclusivity(unchecked) var cachedInterest: [ConnectionHooks.Interest] = []
 
     /// The arguments currently bound.
     @exclusivity(unchecked) private var boundArguments = StatementArguments()

@@ -628,4 +628,129 @@ struct TransactionObserverTests {
         #expect(crowd.allSatisfy { $0.take() == ["insert pet 1", "willCommit", "didCommit"] })
         #expect(crowd[0].askedKinds.count == 2)
     }
+
+    /// An observer held weakly is held for the rest of a transaction once a statement of the
+    /// transaction asked it: its owner letting it go inside the transaction ends its life when
+    /// the transaction ends (docs/GRDB-Differences.md), and it hears nothing after that.
+    @Test func aWeakObserverLetGoInsideATransactionLivesUntilItsEnd() throws {
+        let test = try makeQueue()
+        final class Box { weak var value: Journal? }
+        let released = Box()
+        let log = LockedValue<[String]>([])
+        var observer: Journal? = Journal(tables: ["owner"])
+        released.value = observer
+        test.dbQueue.add(transactionObserver: observer!)
+        try test.dbQueue.inTransaction { db in
+            try db.execute(sql: "INSERT INTO owner (id, name) VALUES (1, 'a')")
+            log.update { $0 = observer!.entries }
+            observer = nil
+            try db.execute(sql: "INSERT INTO owner (id, name) VALUES (2, 'b')")
+            // Still held: the transaction has not ended.
+            log.update { $0.append(released.value?.entries.last ?? "gone") }
+            return .commit
+        }
+        #expect(log.read() == ["insert owner 1", "insert owner 2"])
+        #expect(released.value == nil)
+        // Later transactions tell nothing to anybody, and do not fail.
+        try test.dbQueue.write { db in try db.execute(sql: "INSERT INTO owner (id, name) VALUES (3, 'c')") }
+        #expect(try test.dbQueue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM owner") } == 3)
+    }
+
+    /// Outside of a transaction, nothing holds a weakly held observer: letting it go ends it.
+    @Test func aWeakObserverIsNotHeldBetweenTransactions() throws {
+        let test = try makeQueue()
+        final class Box { weak var value: Journal? }
+        let released = Box()
+        do {
+            let observer = Journal(tables: ["owner"])
+            released.value = observer
+            test.dbQueue.add(transactionObserver: observer)
+            try test.dbQueue.write { db in
+                try db.execute(sql: "INSERT INTO owner (id, name) VALUES (1, 'a')")
+                try db.execute(sql: "INSERT INTO pet (id, name) VALUES (1, 'Rex')")
+            }
+            // A statement outside of any transaction (autocommit) holds nothing either.
+            try test.dbQueue.writeWithoutTransaction { db in
+                try db.execute(sql: "INSERT INTO owner (id, name) VALUES (2, 'b')")
+                try db.execute(sql: "UPDATE owner SET name = 'z' WHERE id = 99")
+            }
+            // SQLite commits the UPDATE that changes nothing too.
+            #expect(observer.take() == [
+                "insert owner 1", "willCommit", "didCommit",
+                "insert owner 2", "willCommit", "didCommit",
+                "willCommit", "didCommit",
+            ])
+        }
+        #expect(released.value == nil)
+    }
+
+    /// A rolled back transaction lets go of the observers it held too.
+    @Test func aRollbackLetsGoOfHeldObservers() throws {
+        let test = try makeQueue()
+        final class Box { weak var value: Journal? }
+        let released = Box()
+        var observer: Journal? = Journal(tables: ["owner"])
+        released.value = observer
+        test.dbQueue.add(transactionObserver: observer!)
+        try test.dbQueue.inTransaction { db in
+            try db.execute(sql: "INSERT INTO owner (id, name) VALUES (1, 'a')")
+            observer = nil
+            return .rollback
+        }
+        #expect(released.value == nil)
+        // A failed statement that rolls back on its own: nothing held, nothing told.
+        #expect(throws: DatabaseError.self) {
+            try test.dbQueue.writeWithoutTransaction { db in
+                try db.execute(sql: "INSERT INTO owner (id, name) VALUES (NULL, NULL)")
+            }
+        }
+        #expect(try test.dbQueue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM owner") } == 0)
+    }
+
+    /// An observer that removes itself while it is told of a change, its owner holding it no
+    /// longer, is not used after it is gone (it is called without being retained while held).
+    @Test func anObserverRemovingItselfWhileToldOfAChange() throws {
+        let test = try makeQueue()
+        final class SelfRemover: TransactionObserver {
+            let writer: DatabaseQueue
+            let log: LockedValue<[String]>
+            var asked = 0
+            init(writer: DatabaseQueue, log: LockedValue<[String]>) {
+                self.writer = writer
+                self.log = log
+            }
+            func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
+                asked += 1
+                return eventKind.tableName == "owner"
+            }
+            func databaseDidChange(with event: DatabaseEvent) {
+                log.update { $0.append("\(event.kind) \(event.rowID)") }
+                // Called on the writer: removes itself from the connection directly.
+                ConnectionHooks.currentlyNotifying?.database.remove(transactionObserver: self)
+                log.update { $0.append("removed, asked \(asked)") }
+            }
+            func databaseDidCommit(_ db: Database) { log.update { $0.append("didCommit") } }
+            func databaseDidRollback(_ db: Database) {}
+        }
+        let log = LockedValue<[String]>([])
+        final class Box { weak var value: SelfRemover? }
+        let released = Box()
+        var observer: SelfRemover? = SelfRemover(writer: test.dbQueue, log: log)
+        released.value = observer
+        try test.dbQueue.inTransaction { db in
+            db.add(transactionObserver: observer!)
+            // Asked, and held for the transaction.
+            try db.execute(sql: "INSERT INTO pet (id, name) VALUES (1, 'Rex')")
+            observer = nil
+            #expect(released.value != nil)
+            // Held by the connection only: the insertion of 2 rows tells it once.
+            try db.execute(sql: "INSERT INTO owner (id, name) VALUES (1, 'a'), (2, 'b')")
+            #expect(released.value == nil)
+            try db.execute(sql: "INSERT INTO owner (id, name) VALUES (3, 'c')")
+            return .commit
+        }
+        #expect(log.read() == ["insert 1", "removed, asked 2"])
+        #expect(released.value == nil)
+        #expect(try test.dbQueue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM owner") } == 3)
+    }
 }
