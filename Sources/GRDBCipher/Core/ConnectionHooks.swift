@@ -235,7 +235,9 @@ final class ConnectionHooks {
         for entry in entries where entry.id == id {
             // An observer may remove itself while it is called without being retained
             // (``Entry``): the entry's hold on it ends once the statement is done.
-            if executionDepth > 0, let held = entry.strongObserver { retiredObservers.append(held) }
+            if executionDepth > 0 || isAskingObservers, let held = entry.strongObserver {
+                retiredObservers.append(held)
+            }
             entry.invalidate()
         }
         entries.removeAll { $0.id == id || $0.observer == nil }
@@ -346,6 +348,8 @@ final class ConnectionHooks {
         let kindCount = statement.eventKinds.count
         let entries = UnsafeBufferPointer(entryBuffer)
         if kindCount == 0 || entries.isEmpty || entries.count * kindCount > UInt64.bitWidth { return nil }
+        isAskingObservers = true
+        defer { isAskingObservers = false }
         return statement.eventKinds.withUnsafeBufferPointer { kinds in
             let kinds = kinds.baseAddress.unsafelyUnwrapped
             var answers: UInt64 = 0
@@ -380,6 +384,10 @@ final class ConnectionHooks {
         holdsObservers = true
         return true
     }
+
+    /// True while ``askObservers(about:)`` calls observers (before the statement counts in
+    /// `executionDepth`).
+    @exclusivity(unchecked) private var isAskingObservers = false
 
     /// Observers removed while a statement runs, kept until it ends (see ``remove(_:)``).
     @exclusivity(unchecked) private var retiredObservers: [any TransactionObserver] = []

@@ -753,4 +753,54 @@ struct TransactionObserverTests {
         #expect(released.value == nil)
         #expect(try test.dbQueue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM owner") } == 3)
     }
+
+    /// The same when it removes itself while asked about a statement's changes.
+    @Test func anObserverRemovingItselfWhileAsked() throws {
+        let test = try makeQueue()
+        final class RemovesWhenAskedTwice: TransactionObserver {
+            unowned(unsafe) var db: Database?
+            var asked = 0
+            var told: [String] = []
+            let deinitialized = LockedValue(false)
+            let deinitializedWhileAsked = LockedValue(false)
+            deinit { deinitialized.write(true) }
+            func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
+                asked += 1
+                if asked == 2 {
+                    // Held by locals: readable even if the observer were gone.
+                    let deinitialized = deinitialized
+                    let deinitializedWhileAsked = deinitializedWhileAsked
+                    db?.remove(transactionObserver: self)
+                    if deinitialized.read() { deinitializedWhileAsked.write(true) }
+                }
+                return true
+            }
+            func databaseDidChange(with event: DatabaseEvent) { told.append("\(event.tableName) \(event.rowID)") }
+            func databaseDidCommit(_ db: Database) {}
+            func databaseDidRollback(_ db: Database) {}
+        }
+        final class Box { weak var value: RemovesWhenAskedTwice? }
+        let released = Box()
+        var observer: RemovesWhenAskedTwice? = RemovesWhenAskedTwice()
+        released.value = observer
+        let deinitialized = observer!.deinitialized
+        let deinitializedWhileAsked = observer!.deinitializedWhileAsked
+        let told = LockedValue<[String]>([])
+        try test.dbQueue.inTransaction { db in
+            observer!.db = db
+            db.add(transactionObserver: observer!)
+            try db.execute(sql: "INSERT INTO pet (id, name) VALUES (1, 'Rex')")
+            told.write(observer!.told)
+            observer = nil
+            // Asked a second time: removes itself, and is told nothing.
+            try db.execute(sql: "INSERT INTO owner (id, name) VALUES (1, 'a')")
+            #expect(released.value == nil)
+            try db.execute(sql: "INSERT INTO owner (id, name) VALUES (2, 'b')")
+            return .commit
+        }
+        #expect(told.read() == ["pet 1"])
+        #expect(deinitialized.read())
+        #expect(!deinitializedWhileAsked.read())
+        #expect(try test.dbQueue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM owner") } == 2)
+    }
 }
