@@ -13,8 +13,11 @@ import Foundation
 /// that scheduled it, or a later one.
 final class BatchedReads: @unchecked Sendable {
     /// A job gets the connection inside the batch's transaction, or the error that prevented
-    /// the batch from starting. It handles its own errors.
-    typealias Job = @Sendable (Result<Database, any Error>) -> Void
+    /// the batch from starting. It handles its own errors. It returns what it has left to do
+    /// once the batch's reader is released (reducing and delivering a fetched value, say), if
+    /// anything: that runs after the reads of the whole batch, in the order of the jobs.
+    typealias Job = @Sendable (Result<Database, any Error>) -> (@Sendable () -> Void)?
+    typealias AfterRelease = @Sendable () -> Void
 
     private struct State {
         var pending: [Job] = []
@@ -23,14 +26,14 @@ final class BatchedReads: @unchecked Sendable {
 
     private let state = LockedValue(State())
     private let maximumConcurrentBatches: Int
-    private let acquireReader: @Sendable (@escaping @Sendable (Result<Database, any Error>) -> Void) -> Void
+    private let acquireReader: @Sendable (@escaping @Sendable (Result<Database, any Error>) -> AfterRelease?) -> Void
 
     /// - parameter maximumConcurrentBatches: at least 1.
     /// - parameter acquireReader: runs its argument in a reader connection, off the caller's
-    ///   thread.
+    ///   thread, then, once the reader is released, what the argument returned.
     init(
         maximumConcurrentBatches: Int,
-        acquireReader: @escaping @Sendable (@escaping @Sendable (Result<Database, any Error>) -> Void) -> Void)
+        acquireReader: @escaping @Sendable (@escaping @Sendable (Result<Database, any Error>) -> AfterRelease?) -> Void)
     {
         self.maximumConcurrentBatches = max(1, maximumConcurrentBatches)
         self.acquireReader = acquireReader
@@ -56,15 +59,16 @@ final class BatchedReads: @unchecked Sendable {
     /// Takes the pending jobs, and runs them in one reader and one transaction; then goes on
     /// with the jobs that arrived meanwhile, if any.
     private func runBatch() {
-        acquireReader { [self] dbResult in
+        acquireReader { [self] dbResult -> AfterRelease? in
             // Taken once the reader is there: jobs that arrived while it was acquired join.
             let jobs = state.update { state -> [Job] in
                 defer { state.pending = [] }
                 return state.pending
             }
+            var afterRelease: [AfterRelease] = []
             switch dbResult {
             case let .failure(error):
-                for job in jobs { job(.failure(error)) }
+                for job in jobs { job(.failure(error)).map { afterRelease.append($0) } }
             case .success where jobs.isEmpty:
                 // Another batch took them while this one waited for its reader.
                 break
@@ -78,7 +82,7 @@ final class BatchedReads: @unchecked Sendable {
                         while next < jobs.count {
                             let job = jobs[next]
                             next += 1
-                            job(.success(db))
+                            job(.success(db)).map { afterRelease.append($0) }
                             // A job whose failure ended the transaction (an interrupt, say)
                             // leaves the others to a new one.
                             if !db.isInsideTransaction { break }
@@ -88,7 +92,7 @@ final class BatchedReads: @unchecked Sendable {
                     // The transaction could not begin: no job ran, each gets the error. An
                     // error at its end is about jobs that ran and saw their own results.
                     if !began {
-                        for job in jobs { job(.failure(error)) }
+                        for job in jobs { job(.failure(error)).map { afterRelease.append($0) } }
                         next = jobs.count
                     }
                 }
@@ -105,6 +109,9 @@ final class BatchedReads: @unchecked Sendable {
                 return true
             }
             if continues { runBatch() }
+            if afterRelease.isEmpty { return nil }
+            let tasks = afterRelease
+            return { for task in tasks { task() } }
         }
     }
 }

@@ -71,7 +71,7 @@ public final class DatabasePool: DatabaseWriter {
         let qos = configuration.readQoS.qosClass
         batchedReads = BatchedReads(
             maximumConcurrentBatches: BatchedReads.defaultConcurrency(maximumReaderCount: configuration.maximumReaderCount),
-            acquireReader: { access in Self.asyncReaderAccess(readers: readers, qos: qos, access) })
+            acquireReader: { access in Self.batchReaderAccess(readers: readers, qos: qos, access) })
     }
 
     /// Opens a read-only connection, keyed from the key cache when it knows the passphrase.
@@ -184,6 +184,27 @@ public final class DatabasePool: DatabaseWriter {
     /// Acquires a reader off the caller's thread, then runs `access` on the reader's queue.
     private func asyncReaderAccess(_ access: @escaping @Sendable (Result<Database, any Error>) -> Void) {
         Self.asyncReaderAccess(readers: readers, qos: configuration.readQoS.qosClass, access)
+    }
+
+    /// Acquires a reader off the caller's thread, runs `access` in it, releases it, then runs
+    /// what `access` returned, on the same thread (``BatchedReads``: the work that follows the
+    /// reads never holds a reader).
+    private static func batchReaderAccess(
+        readers: ReaderPool,
+        qos: DispatchQoS.QoSClass,
+        _ access: @escaping @Sendable (Result<Database, any Error>) -> (@Sendable () -> Void)?)
+    {
+        DispatchQueue.global(qos: qos).async {
+            let afterRelease: (@Sendable () -> Void)?
+            do {
+                let lease = try readers.acquire()
+                defer { readers.release(lease) }
+                afterRelease = try lease.reader.sync { db in access(.success(db)) }
+            } catch {
+                afterRelease = access(.failure(error))
+            }
+            afterRelease?()
+        }
     }
 
     private static func asyncReaderAccess(

@@ -267,39 +267,62 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
         if afterChange && !isCancelled { events.databaseDidChange?() }
         guard let pool else { return }
         pool.batchedReads.schedule { dbResult in
+            let fetched: Result<Reducer.Fetcher.Value, any Error>?
             do {
                 let db = try dbResult.get()
-                if !self.isCancelled {
+                if self.isCancelled {
+                    fetched = nil
+                } else {
                     self.events.willFetch?()
                     // The batch's read began after the commit that asked for this fetch: its
                     // queries see that commit, or a later one.
-                    self.reduceAndNotify(try self.fetcher.fetch(db))
+                    fetched = .success(try self.fetcher.fetch(db))
                 }
             } catch {
-                self.fail(error)
+                fetched = .failure(error)
             }
-            let again = self.state.update { state -> Bool in
-                state.isFetching = false
-                defer { state.needsFetch = false }
-                return state.needsFetch && !state.isCancelled
+            let value = UncheckedSendable(fetched)
+            // Once the batch's reader is released: the reducer (and `map`) never hold a
+            // connection. The next fetch of this observation starts after this value is
+            // reduced, so values are reduced in the order of their fetches.
+            return {
+                switch value.value {
+                case nil:
+                    break
+                case let .success(fetched):
+                    self.reduceQueue.sync { self.reduceAndNotifyOnReduceQueue(fetched) }
+                case let .failure(error):
+                    self.fail(error)
+                }
+                let again = self.state.update { state -> Bool in
+                    state.isFetching = false
+                    defer { state.needsFetch = false }
+                    return state.needsFetch && !state.isCancelled
+                }
+                if again { self.fetchInReader(afterChange: false) }
             }
-            if again { self.fetchInReader(afterChange: false) }
         }
     }
 
     private func reduceAndNotify(_ fetched: Reducer.Fetcher.Value) {
         let fetched = UncheckedSendable(fetched)
         reduceQueue.async {
-            if self.isCancelled { return }
-            do {
-                guard let value = try self.reducer._value(fetched.value) else { return }
-                self.scheduler.schedule {
-                    if self.isCancelled { return }
-                    self.onChange(value)
-                }
-            } catch {
-                self.fail(error)
+            self.reduceAndNotifyOnReduceQueue(fetched.value)
+        }
+    }
+
+    /// Reduces a fetched value, and schedules the notification of the result: on `reduceQueue`
+    /// (the fetched values of an observation are reduced one at a time, in order).
+    private func reduceAndNotifyOnReduceQueue(_ fetched: Reducer.Fetcher.Value) {
+        if isCancelled { return }
+        do {
+            guard let value = try reducer._value(fetched) else { return }
+            scheduler.schedule {
+                if self.isCancelled { return }
+                self.onChange(value)
             }
+        } catch {
+            fail(error)
         }
     }
 
