@@ -181,11 +181,34 @@ struct DecodingKeyMemo {
     var decodesFromRow: ObjectIdentifier? = nil
 }
 
-/// Whether a type decoded from a row is a `FetchableRecord`, and whether it is a database value.
+/// Whether a type decoded from a row is a `FetchableRecord`, whether it is a database value,
+/// and whether it is an array of records.
 struct DecodingTypeMemo {
     var type: ObjectIdentifier
     var fetchable: (any FetchableRecord.Type)?
     var isValue: Bool
+    var prefetchedArray: (any PrefetchedRecordArray.Type)?
+}
+
+/// An array of records, decoded from prefetched rows without `Decodable`.
+protocol PrefetchedRecordArray {
+    static func decodeRecords(_ rows: [Row]) throws -> Self
+}
+
+extension Array: PrefetchedRecordArray where Element: FetchableRecord {
+    static func decodeRecords(_ rows: [Row]) throws -> [Element] {
+        try Element.decodeAll(rows)
+    }
+}
+
+/// Decodes a `T` with `arrayType`, which is `T`.
+private func decodeRecordArray<T>(_ arrayType: any PrefetchedRecordArray.Type, from rows: [Row], as type: T.Type) throws -> T {
+    try decodeRecordArray(opening: arrayType, from: rows, as: T.self)
+}
+
+private func decodeRecordArray<A: PrefetchedRecordArray, T>(opening arrayType: A.Type, from rows: [Row], as type: T.Type) throws -> T {
+    assert(A.self == T.self)
+    return unsafeBitCast(try A.decodeRecords(rows), to: T.self)
 }
 
 /// The row a decoder reads: fixed for the decoders of one row; swapped, record after record,
@@ -349,48 +372,57 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     @inline(__always)
     private func index(of key: Key) -> Int? {
         if let keyIndexes { return keyIndexes[key.stringValue] }
-        if remembersKeys { return rememberedIndex(key.stringValue) }
+        if remembersKeys { return rememberedIndex(key) }
         return row.index(forColumn: key.stringValue)
     }
 
-    private func rememberedIndex(_ name: String) -> Int? {
+    /// Whether the memo at `ordinal` is the memo of `key`.
+    @inline(__always)
+    private func memo(at ordinal: Int, isFor key: Key) -> Bool {
+        ordinal >= 0 && ordinal < keyMemos.count && keyMemos[ordinal].key == key.stringValue
+    }
+
+    private func rememberedIndex(_ key: Key) -> Int? {
         let ordinal = lookupOrdinal
         lookupOrdinal += 1
         lastLookupOrdinal = ordinal
-        if ordinal < keyMemos.count {
-            if keyMemos[ordinal].key == name { return keyMemos[ordinal].index }
-            let index = row.index(forColumn: name)
-            keyMemos[ordinal] = DecodingKeyMemo(key: name, index: index)
-            return index
-        }
+        let name = key.stringValue
+        if ordinal < keyMemos.count, keyMemos[ordinal].key == name { return keyMemos[ordinal].index }
         let index = row.index(forColumn: name)
-        keyMemos.append(DecodingKeyMemo(key: name, index: index))
+        let memo = DecodingKeyMemo(key: name, index: index)
+        if ordinal < keyMemos.count {
+            keyMemos[ordinal] = memo
+        } else {
+            keyMemos.append(memo)
+        }
         return index
     }
 
     /// The scope of `key` in the row's scopes tree, right after the key's column lookup.
     private func scope(forKey key: Key) -> Row? {
-        let name = key.stringValue
-        guard remembersScopes, lastLookupOrdinal >= 0, lastLookupOrdinal < keyMemos.count,
-              keyMemos[lastLookupOrdinal].key == name else {
-            return row.scopesTree[name]
+        guard remembersScopes, memo(at: lastLookupOrdinal, isFor: key) else {
+            return row.scopesTree[key.stringValue]
         }
         if let scope = keyMemos[lastLookupOrdinal].scope { return scope }
-        let scope = row.scopesTree[name]
+        let scope = row.scopesTree[key.stringValue]
         keyMemos[lastLookupOrdinal].scope = .some(scope)
         return scope
     }
 
-    /// Whether `T` is a `FetchableRecord`, and whether it is a database value (remembered).
-    private func typeInfo<T>(_ type: T.Type) -> (fetchable: (any FetchableRecord.Type)?, isValue: Bool) {
+    /// Whether `T` is a `FetchableRecord`, whether it is a database value, and whether it
+    /// is an array of records (remembered).
+    private func typeInfo<T>(_ type: T.Type) -> DecodingTypeMemo {
         let id = ObjectIdentifier(T.self)
         for memo in typeMemos where memo.type == id {
-            return (memo.fetchable, memo.isValue)
+            return memo
         }
-        let fetchable = T.self as? any FetchableRecord.Type
-        let isValue = T.self is any DatabaseValueConvertible.Type || T.self == Date.self || T.self == Data.self
-        if remembersKeys { typeMemos.append(DecodingTypeMemo(type: id, fetchable: fetchable, isValue: isValue)) }
-        return (fetchable, isValue)
+        let memo = DecodingTypeMemo(
+            type: id,
+            fetchable: T.self as? any FetchableRecord.Type,
+            isValue: T.self is any DatabaseValueConvertible.Type || T.self == Date.self || T.self == Data.self,
+            prefetchedArray: T.self as? any PrefetchedRecordArray.Type)
+        if remembersKeys { typeMemos.append(memo) }
+        return memo
     }
 
     private func requiredIndex<T>(of key: Key, _ type: T.Type) throws -> Int {
@@ -479,7 +511,7 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let index = index(of: key) else {
             if let rows = row.prefetchedRows[key.stringValue] {
-                return try T(from: PrefetchedRowsDecoder<Record>(rows: rows, codingPath: codingPath + [key]))
+                return try decodePrefetched(type, from: rows, key: key)
             }
             guard let scope = scope(forKey: key), scope.containsNonNullValue else { return nil }
             return try decode(type, fromRow: scope, key: key)
@@ -503,7 +535,7 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         let decodesFromRow = remembersScopes && rememberedDecodesFromRow(key, T.self)
         if !decodesFromRow {
             if let rows = row.prefetchedRows[key.stringValue] {
-                return try T(from: PrefetchedRowsDecoder<Record>(rows: rows, codingPath: codingPath + [key]))
+                return try decodePrefetched(type, from: rows, key: key)
             }
             // (Never the record's own type: that would recurse forever.)
             if typeInfo(T.self).isValue || T.self == Record.self {
@@ -525,13 +557,11 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     /// last time.
     private func rememberedDecodesFromRow<T>(_ key: Key, _ type: T.Type) -> Bool {
         guard lastLookupOrdinal >= 0, lastLookupOrdinal < keyMemos.count else { return false }
-        let memo = keyMemos[lastLookupOrdinal]
-        return memo.decodesFromRow == ObjectIdentifier(T.self) && memo.key == key.stringValue
+        return keyMemos[lastLookupOrdinal].decodesFromRow == ObjectIdentifier(T.self) && memo(at: lastLookupOrdinal, isFor: key)
     }
 
     private func rememberDecodesFromRow<T>(_ key: Key, _ type: T.Type) {
-        guard lastLookupOrdinal >= 0, lastLookupOrdinal < keyMemos.count,
-              keyMemos[lastLookupOrdinal].key == key.stringValue else { return }
+        guard memo(at: lastLookupOrdinal, isFor: key) else { return }
         keyMemos[lastLookupOrdinal].decodesFromRow = ObjectIdentifier(T.self)
     }
 
@@ -541,6 +571,17 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
             return try decodeRecord(recordType, from: row, as: T.self)
         }
         return try T(from: RowDecoder<Record>(row: row, codingPath: codingPath + [key]))
+    }
+
+    /// Decodes a collection from the rows prefetched for `key`.
+    private func decodePrefetched<T: Decodable>(_ type: T.Type, from rows: [Row], key: Key) throws -> T {
+        // An array of records (`[Book]`) is decoded straight from the rows: the standard
+        // library's `Decodable` array, generic and unspecialized, looked up the metadata of the
+        // array for each element, and the unkeyed container added a box.
+        if let arrayType = typeInfo(T.self).prefetchedArray {
+            return try decodeRecordArray(arrayType, from: rows, as: T.self)
+        }
+        return try T(from: PrefetchedRowsDecoder<Record>(rows: rows, codingPath: codingPath + [key]))
     }
 
     /// Decodes any `Decodable` value from a column: with the record's date and data strategies,
