@@ -308,7 +308,10 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     private let keyIndexes: [String: Int]?
     /// The statement the row reads, and the statement's column of each of the row's columns
     /// when the row is adapted: values are read straight from SQLite.
-    private let liveColumns: (sqliteStatement: SQLiteStatement, baseIndexes: [Int]?)?
+    /// (Two properties, not an optional tuple: binding the tuple retained and released the
+    /// array of indexes at each value.)
+    private let liveStatement: SQLiteStatement?
+    private let liveBaseIndexes: [Int]?
 
 
     /// Whether the container remembers how keys resolve (columns, scopes), by the order of
@@ -341,8 +344,10 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         self.rowReference = rowReference
         self.codingPath = codingPath
         let row = rowReference.row
-        liveColumns = row.liveColumns
-        remembersScopes = liveColumns?.baseIndexes != nil
+        let liveColumns = row.liveColumns
+        liveStatement = liveColumns?.sqliteStatement
+        liveBaseIndexes = liveColumns?.baseIndexes
+        remembersScopes = liveBaseIndexes != nil
         remembersKeys = remembersScopes || sharesColumns
         switch Record.databaseColumnDecodingStrategy {
         case .useDefaultKeys:
@@ -425,6 +430,7 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         return memo
     }
 
+    @inline(__always)
     private func requiredIndex<T>(of key: Key, _ type: T.Type) throws -> Int {
         guard let index = index(of: key) else {
             throw RowDecodingError.columnNotFound(key.stringValue, type: type, row: row, record: Record.self)
@@ -449,18 +455,25 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     @inline(__always)
     private func fastDecode<T: DatabaseValueConvertible & StatementColumnConvertible>(_ type: T.Type, forKey key: Key) throws -> T {
         let index = try requiredIndex(of: key, type)
-        if let (sqliteStatement, baseIndexes) = liveColumns,
-           let value = Row.liveValue(T.self, sqliteStatement, CInt(baseIndexes?[index] ?? index)) {
+        if let sqliteStatement = liveStatement,
+           let value = Row.liveValue(T.self, sqliteStatement, liveColumn(index)) {
             return value
         }
         return try decodeValue(type, at: index)
     }
 
+    /// The statement's column of the row's column `index`, for a live row.
+    @inline(__always)
+    private func liveColumn(_ index: Int) -> CInt {
+        if liveBaseIndexes != nil { return CInt(liveBaseIndexes.unsafelyUnwrapped[index]) }
+        return CInt(index)
+    }
+
     @inline(__always)
     private func fastDecodeIfPresent<T: DatabaseValueConvertible & StatementColumnConvertible>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let index = index(of: key) else { return nil }
-        if let (sqliteStatement, baseIndexes) = liveColumns {
-            let column = CInt(baseIndexes?[index] ?? index)
+        if let sqliteStatement = liveStatement {
+            let column = liveColumn(index)
             if let value = Row.liveValue(T.self, sqliteStatement, column) { return value }
             if sqlite3_column_type(sqliteStatement, column) == SQLITE_NULL { return nil }
         }
