@@ -42,14 +42,13 @@ public final class Row {
     public let count: Int
 
     /// For a row that reads a live statement (directly or through an adapter): the decoders
-    /// and the containers that decoded its `Decodable` records, one per record type (a record,
-    /// and the records it decodes from the same row). They refer to the row: the cursor
-    /// stepper that owns the row forgets them when it goes, so that the row, and its
+    /// that decoded its `Decodable` records, with their keyed containers, one per record type
+    /// (a record, and the records it decodes from the same row). They refer to the row: the
+    /// cursor stepper that owns the row forgets them when it goes, so that the row, and its
     /// statement, can go too.
     /// (Used on the connection's queue, by accesses that span no call: no dynamic
     /// exclusivity checks.)
     @exclusivity(unchecked) var decoderCaches: [DecoderCache] = []
-    @exclusivity(unchecked) var decodingContainerCaches: [AnyDecodingContainerCache] = []
 
     /// For a row that reads a live statement through an adapter: its scopes, made once, so
     /// that they keep their decoders from one fetched row to the next.
@@ -93,7 +92,6 @@ public final class Row {
     /// Breaks the reference cycles of the decoding caches.
     func forgetDecoders() {
         decoderCaches = []
-        decodingContainerCaches = []
         for scope in liveScopeRows.values { scope.forgetDecoders() }
         liveScopeRows = [:]
     }

@@ -110,6 +110,10 @@ extension SQLQuery {
         if mode != .aggregating {
             join!.relation = join!.relation.withFreshImplicitAliases()
         } else {
+            // The rows of an aggregate are grouped away: their ordering (`hasMany(…).order(…)`)
+            // orders nothing.
+            join!.relation.ordering = nil
+            join!.relation.isReversed = false
             query.groupsForAggregates = true
         }
         query.appendJoin(join!)

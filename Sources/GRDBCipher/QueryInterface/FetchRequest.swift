@@ -392,7 +392,7 @@ extension FetchableRecord {
     /// Returns an array of the records of a request.
     public static func fetchAll(_ db: Database, _ request: some FetchRequest) throws -> [Self] {
         let prepared = try request.makePreparedRequest(db, forSingleResult: false)
-        if let rows = try prepared.supplementedRows(db) { return try rows.map { try Self(row: $0) } }
+        if let rows = try prepared.supplementedRows(db) { return try decodeAll(rows) }
         return try fetchAll(prepared.statement, adapter: prepared.adapter)
     }
 

@@ -109,6 +109,15 @@ extension SQLPrefetch {
                 let expression = isThrough ? SQLExpression(.qualifiedColumn(column, pivotAlias)) : SQLExpression(.column(column))
                 return SQLSelection(kind: .aliased(expression, "grdb_\(column)"))
             }
+            if isThrough, query.groupsForAggregates, query.grouping == nil {
+                // Aggregates of the associated rows (`Orchestra.musicians.annotated(with:
+                // Musician.awards.count)`) group by the associated row and by the key of the
+                // pivot: a musician of two orchestras keeps a row for each.
+                let grouping = query.aggregateGrouping
+                query.grouping = DatabasePromise { db in
+                    try grouping.resolve(db) + rightColumns.map { SQLExpression(.qualifiedColumn($0, pivotAlias)) }
+                }
+            }
             if let deferred = query.deferredSelection {
                 query.deferredSelection = DatabasePromise { db in try deferred.resolve(db) + keySelection }
             } else {

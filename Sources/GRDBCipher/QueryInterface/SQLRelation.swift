@@ -157,7 +157,9 @@ extension SQLQuery {
 
     /// Throws unless every required join is chained to a required one, or to the query
     /// itself: `joining(optional: Book.author.including(required: Person.country))` is a
-    /// fatal error ("Not implemented") in GRDB, a thrown error here.
+    /// fatal error ("Not implemented") in GRDB, a thrown error here. So is a joined
+    /// association refined with aggregates, a grouping, `having`, a limit or `distinct`
+    /// (GRDB: "can only be used with `including(all:)`").
     func checkRequiredJoins(behindOptional: Bool = false) throws {
         for join in joins {
             if behindOptional && join.isRequired {
@@ -166,7 +168,17 @@ extension SQLQuery {
                     message: "Not implemented: chaining a required association behind an optional association"
                         + " (\(join.key.quotedDatabaseIdentifier) on \(tableName.quotedDatabaseIdentifier))")
             }
-            try join.relation.checkRequiredJoins(behindOptional: behindOptional || !join.isRequired)
+            let relation = join.relation
+            if relation.groupsForAggregates || relation.grouping != nil || !relation.havings.isEmpty
+                || relation.limit != nil || relation.isDistinct
+            {
+                // GRDB stops the program: such associations need a query of their own.
+                throw DatabaseError(
+                    resultCode: .SQLITE_MISUSE,
+                    message: "association aggregates, limit, distinct, group and having are only supported in associations fetched with including(all:)"
+                        + " (association \(join.key.quotedDatabaseIdentifier) of \(tableName.quotedDatabaseIdentifier))")
+            }
+            try relation.checkRequiredJoins(behindOptional: behindOptional || !join.isRequired)
         }
     }
 

@@ -69,56 +69,54 @@ private struct JSONRequired: Error {}
 /// `codingPath` is empty for the record, and ends with the key of a nested value decoded from
 /// a scope or from the same row (`var team: Team` read from the team scope has the path
 /// `[team]`).
-struct RowDecoder<Record: FetchableRecord>: Decoder {
+///
+/// A class: the decoders that live rows and shared decoders keep are handed to `init(from:)`
+/// as `any Decoder`, and a class reference copies as one retain (a struct went through its
+/// generic value witnesses at each record).
+final class RowDecoder<Record: FetchableRecord>: Decoder {
     let rowReference: RowReference
-    var codingPath: [any CodingKey] = []
-    /// The shared decoder this decoder is, for the copied rows of a fetch (it owns this
-    /// decoder, which is used only while it lives).
-    private unowned(unsafe) let shared: SharedRowDecoder?
+    let codingPath: [any CodingKey]
+    /// Whether the decoder keeps its keyed containers from one record to the next: it reads
+    /// a live row (whose columns and scopes never change), or the copied rows of one fetch
+    /// (which have the same columns).
+    private let keepsContainers: Bool
+    /// Whether the decoder reads the copied rows of one fetch, one after the other.
+    private let sharesColumns: Bool
+    /// The keyed containers the decoder keeps, by key type (usually one).
+    /// (Used on one thread at a time, by accesses that span no call.)
+    @exclusivity(unchecked) private var containerCaches: [AnyDecodingContainerCache] = []
     var userInfo: [CodingUserInfoKey: Any] { Record.databaseDecodingUserInfo }
     var row: Row { rowReference.row }
 
     init(row: Row, codingPath: [any CodingKey] = []) {
         rowReference = RowReference(row)
         self.codingPath = codingPath
-        shared = nil
+        keepsContainers = codingPath.isEmpty && row.readsLiveStatement
+        sharesColumns = false
     }
 
-    init(shared: SharedRowDecoder) {
-        rowReference = shared.rowReference
-        self.shared = shared
+    /// A decoder for the copied rows of one fetch: `rowReference` is pointed at each row in turn.
+    init(sharedReference: RowReference) {
+        rowReference = sharedReference
+        codingPath = []
+        keepsContainers = true
+        sharesColumns = true
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        if !codingPath.isEmpty {
+        guard keepsContainers else {
             return KeyedDecodingContainer(RowKeyedDecodingContainer<Key, Record>(row: row, codingPath: codingPath))
         }
-        if let shared {
-            // The copied rows of one fetch have the same columns: one container serves them.
-            let keyType = ObjectIdentifier(Key.self)
-            for cache in shared.containerCaches where cache.keyType == keyType {
-                cache.rowContainer.willDecodeRecord()
-                return unsafeDowncast(cache, to: DecodingContainerCache<Key>.self).container
-            }
-            let rowContainer = RowKeyedDecodingContainer<Key, Record>(rowReference: rowReference, sharesColumns: true)
-            let container = KeyedDecodingContainer(rowContainer)
-            shared.containerCaches.append(DecodingContainerCache(container, rowContainer: rowContainer, keyType: keyType, recordType: ObjectIdentifier(Record.self)))
-            return container
-        }
-        // A cursor decodes every record from the same live row: the container made for the
-        // first record serves them all (making one per row costs an allocation and generic
-        // metadata lookups).
+        // The container made for the first record serves the next ones (making one per
+        // record costs an allocation and generic metadata lookups).
         let keyType = ObjectIdentifier(Key.self)
-        let recordType = ObjectIdentifier(Record.self)
-        for cache in row.decodingContainerCaches where cache.keyType == keyType && cache.recordType == recordType {
+        for cache in containerCaches where cache.keyType == keyType {
             cache.rowContainer.willDecodeRecord()
             return unsafeDowncast(cache, to: DecodingContainerCache<Key>.self).container
         }
-        let rowContainer = RowKeyedDecodingContainer<Key, Record>(row: row)
+        let rowContainer = RowKeyedDecodingContainer<Key, Record>(rowReference: rowReference, sharesColumns: sharesColumns)
         let container = KeyedDecodingContainer(rowContainer)
-        if row.readsLiveStatement {
-            row.decodingContainerCaches.append(DecodingContainerCache(container, rowContainer: rowContainer, keyType: keyType, recordType: recordType))
-        }
+        containerCaches.append(DecodingContainerCache(container, rowContainer: rowContainer, keyType: keyType))
         return container
     }
 
@@ -149,10 +147,26 @@ struct RowSingleValueDecodingContainer<Record: FetchableRecord>: SingleValueDeco
                 debugDescription: "\(Record.self) can not decode a single \(T.self) from a whole row: decode it with a keyed container"))
         }
         if let recordType = T.self as? any FetchableRecord.Type {
-            return try recordType.init(row: row) as! T
+            return try decodeRecord(recordType, from: row, as: T.self)
         }
         return try T(from: RowDecoder<Record>(row: row, codingPath: codingPath))
     }
+}
+
+/// Decodes a `T` with the `init(row:)` of `recordType`, which is `T`.
+///
+/// Without a cast: `recordType.init(row:) as! T` boxed each record in an existential and
+/// cast it back (an allocation and `swift_dynamicCast`, about 800 instructions a record).
+@inline(__always)
+func decodeRecord<T>(_ recordType: any FetchableRecord.Type, from row: Row, as type: T.Type) throws -> T {
+    try decodeRecord(opening: recordType, from: row, as: T.self)
+}
+
+private func decodeRecord<R: FetchableRecord, T>(opening recordType: R.Type, from row: Row, as type: T.Type) throws -> T {
+    assert(R.self == T.self)
+    // The same type: the bits of the record are the bits of the result (the record is
+    // copied, and released when it goes).
+    return unsafeBitCast(try R(row: row), to: T.self)
 }
 
 /// What a key of a kept container resolved to the last time (see
@@ -161,13 +175,40 @@ struct DecodingKeyMemo {
     var key: String
     var index: Int?
     var scope: Row??
+    /// For a key of a live row that is neither a column nor a scope: the type of the record
+    /// decoded for it from the row's own columns (`var book: Book` in a record of books and
+    /// their authors), once one was.
+    var decodesFromRow: ObjectIdentifier? = nil
 }
 
-/// Whether a type decoded from a row is a `FetchableRecord`, and whether it is a database value.
+/// Whether a type decoded from a row is a `FetchableRecord`, whether it is a database value,
+/// and whether it is an array of records.
 struct DecodingTypeMemo {
     var type: ObjectIdentifier
     var fetchable: (any FetchableRecord.Type)?
     var isValue: Bool
+    var prefetchedArray: (any PrefetchedRecordArray.Type)?
+}
+
+/// An array of records, decoded from prefetched rows without `Decodable`.
+protocol PrefetchedRecordArray {
+    static func decodeRecords(_ rows: [Row]) throws -> Self
+}
+
+extension Array: PrefetchedRecordArray where Element: FetchableRecord {
+    static func decodeRecords(_ rows: [Row]) throws -> [Element] {
+        try Element.decodeAll(rows)
+    }
+}
+
+/// Decodes a `T` with `arrayType`, which is `T`.
+private func decodeRecordArray<T>(_ arrayType: any PrefetchedRecordArray.Type, from rows: [Row], as type: T.Type) throws -> T {
+    try decodeRecordArray(opening: arrayType, from: rows, as: T.self)
+}
+
+private func decodeRecordArray<A: PrefetchedRecordArray, T>(opening arrayType: A.Type, from rows: [Row], as type: T.Type) throws -> T {
+    assert(A.self == T.self)
+    return unsafeBitCast(try A.decodeRecords(rows), to: T.self)
 }
 
 /// The row a decoder reads: fixed for the decoders of one row; swapped, record after record,
@@ -197,16 +238,15 @@ final class SharedRowDecoders {
             decoder.rowReference.row = row
             return decoder
         }
-        let decoder = SharedRowDecoder(recordType: recordType, row: row)
-        decoder.decoder = RowDecoder<Record>(shared: decoder)
+        let rowReference = RowReference(row)
+        let decoder = SharedRowDecoder(recordType: recordType, rowReference: rowReference, decoder: RowDecoder<Record>(sharedReference: rowReference))
         decoder.isInUse = true
         decoders.append(decoder)
         return decoder
     }
 }
 
-/// A decoder shared by the copied rows of one fetch, for one record type, with its keyed
-/// containers.
+/// A decoder shared by the copied rows of one fetch, for one record type.
 final class SharedRowDecoder {
     /// What the shared decoders read between two records: no row, so that the fetched rows,
     /// which refer to their shared decoders, can go.
@@ -214,15 +254,15 @@ final class SharedRowDecoder {
 
     let recordType: ObjectIdentifier
     let rowReference: RowReference
+    /// A `RowDecoder<Record>` that reads `rowReference`.
+    let decoder: any Decoder
     // Used on one thread at a time, by accesses that span no call.
-    /// Set right after the shared decoder is made (the decoder refers to it).
-    @exclusivity(unchecked) var decoder: (any Decoder)!
-    @exclusivity(unchecked) var containerCaches: [AnyDecodingContainerCache] = []
     @exclusivity(unchecked) var isInUse = false
 
-    init(recordType: ObjectIdentifier, row: Row) {
+    init(recordType: ObjectIdentifier, rowReference: RowReference, decoder: any Decoder) {
         self.recordType = recordType
-        rowReference = RowReference(row)
+        self.rowReference = rowReference
+        self.decoder = decoder
     }
 
     func checkIn() {
@@ -236,15 +276,13 @@ protocol RecordDecodingContainer: AnyObject {
     func willDecodeRecord()
 }
 
-/// The keyed container a live row decodes its records with (see ``RowDecoder``).
+/// A keyed container a decoder keeps (see ``RowDecoder``).
 class AnyDecodingContainerCache {
     let keyType: ObjectIdentifier
-    let recordType: ObjectIdentifier
     let rowContainer: any RecordDecodingContainer
 
-    init(keyType: ObjectIdentifier, recordType: ObjectIdentifier, rowContainer: any RecordDecodingContainer) {
+    init(keyType: ObjectIdentifier, rowContainer: any RecordDecodingContainer) {
         self.keyType = keyType
-        self.recordType = recordType
         self.rowContainer = rowContainer
     }
 }
@@ -252,9 +290,9 @@ class AnyDecodingContainerCache {
 final class DecodingContainerCache<Key: CodingKey>: AnyDecodingContainerCache {
     let container: KeyedDecodingContainer<Key>
 
-    init(_ container: KeyedDecodingContainer<Key>, rowContainer: any RecordDecodingContainer, keyType: ObjectIdentifier, recordType: ObjectIdentifier) {
+    init(_ container: KeyedDecodingContainer<Key>, rowContainer: any RecordDecodingContainer, keyType: ObjectIdentifier) {
         self.container = container
-        super.init(keyType: keyType, recordType: recordType, rowContainer: rowContainer)
+        super.init(keyType: keyType, rowContainer: rowContainer)
     }
 }
 
@@ -270,7 +308,10 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     private let keyIndexes: [String: Int]?
     /// The statement the row reads, and the statement's column of each of the row's columns
     /// when the row is adapted: values are read straight from SQLite.
-    private let liveColumns: (sqliteStatement: SQLiteStatement, baseIndexes: [Int]?)?
+    /// (Two properties, not an optional tuple: binding the tuple retained and released the
+    /// array of indexes at each value.)
+    private let liveStatement: SQLiteStatement?
+    private let liveBaseIndexes: [Int]?
 
 
     /// Whether the container remembers how keys resolve (columns, scopes), by the order of
@@ -303,8 +344,10 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         self.rowReference = rowReference
         self.codingPath = codingPath
         let row = rowReference.row
-        liveColumns = row.liveColumns
-        remembersScopes = liveColumns?.baseIndexes != nil
+        let liveColumns = row.liveColumns
+        liveStatement = liveColumns?.sqliteStatement
+        liveBaseIndexes = liveColumns?.baseIndexes
+        remembersScopes = liveBaseIndexes != nil
         remembersKeys = remembersScopes || sharesColumns
         switch Record.databaseColumnDecodingStrategy {
         case .useDefaultKeys:
@@ -334,50 +377,60 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     @inline(__always)
     private func index(of key: Key) -> Int? {
         if let keyIndexes { return keyIndexes[key.stringValue] }
-        if remembersKeys { return rememberedIndex(key.stringValue) }
+        if remembersKeys { return rememberedIndex(key) }
         return row.index(forColumn: key.stringValue)
     }
 
-    private func rememberedIndex(_ name: String) -> Int? {
+    /// Whether the memo at `ordinal` is the memo of `key`.
+    @inline(__always)
+    private func memo(at ordinal: Int, isFor key: Key) -> Bool {
+        ordinal >= 0 && ordinal < keyMemos.count && keyMemos[ordinal].key == key.stringValue
+    }
+
+    private func rememberedIndex(_ key: Key) -> Int? {
         let ordinal = lookupOrdinal
         lookupOrdinal += 1
         lastLookupOrdinal = ordinal
-        if ordinal < keyMemos.count {
-            if keyMemos[ordinal].key == name { return keyMemos[ordinal].index }
-            let index = row.index(forColumn: name)
-            keyMemos[ordinal] = DecodingKeyMemo(key: name, index: index, scope: nil)
-            return index
-        }
+        let name = key.stringValue
+        if ordinal < keyMemos.count, keyMemos[ordinal].key == name { return keyMemos[ordinal].index }
         let index = row.index(forColumn: name)
-        keyMemos.append(DecodingKeyMemo(key: name, index: index, scope: nil))
+        let memo = DecodingKeyMemo(key: name, index: index)
+        if ordinal < keyMemos.count {
+            keyMemos[ordinal] = memo
+        } else {
+            keyMemos.append(memo)
+        }
         return index
     }
 
     /// The scope of `key` in the row's scopes tree, right after the key's column lookup.
     private func scope(forKey key: Key) -> Row? {
-        let name = key.stringValue
-        guard remembersScopes, lastLookupOrdinal >= 0, lastLookupOrdinal < keyMemos.count,
-              keyMemos[lastLookupOrdinal].key == name else {
-            return row.scopesTree[name]
+        guard remembersScopes, memo(at: lastLookupOrdinal, isFor: key) else {
+            return row.scopesTree[key.stringValue]
         }
         if let scope = keyMemos[lastLookupOrdinal].scope { return scope }
-        let scope = row.scopesTree[name]
+        let scope = row.scopesTree[key.stringValue]
         keyMemos[lastLookupOrdinal].scope = .some(scope)
         return scope
     }
 
-    /// Whether `T` is a `FetchableRecord`, and whether it is a database value (remembered).
-    private func typeInfo<T>(_ type: T.Type) -> (fetchable: (any FetchableRecord.Type)?, isValue: Bool) {
+    /// Whether `T` is a `FetchableRecord`, whether it is a database value, and whether it
+    /// is an array of records (remembered).
+    private func typeInfo<T>(_ type: T.Type) -> DecodingTypeMemo {
         let id = ObjectIdentifier(T.self)
         for memo in typeMemos where memo.type == id {
-            return (memo.fetchable, memo.isValue)
+            return memo
         }
-        let fetchable = T.self as? any FetchableRecord.Type
-        let isValue = T.self is any DatabaseValueConvertible.Type || T.self == Date.self || T.self == Data.self
-        if remembersKeys { typeMemos.append(DecodingTypeMemo(type: id, fetchable: fetchable, isValue: isValue)) }
-        return (fetchable, isValue)
+        let memo = DecodingTypeMemo(
+            type: id,
+            fetchable: T.self as? any FetchableRecord.Type,
+            isValue: T.self is any DatabaseValueConvertible.Type || T.self == Date.self || T.self == Data.self,
+            prefetchedArray: T.self as? any PrefetchedRecordArray.Type)
+        if remembersKeys { typeMemos.append(memo) }
+        return memo
     }
 
+    @inline(__always)
     private func requiredIndex<T>(of key: Key, _ type: T.Type) throws -> Int {
         guard let index = index(of: key) else {
             throw RowDecodingError.columnNotFound(key.stringValue, type: type, row: row, record: Record.self)
@@ -402,18 +455,25 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     @inline(__always)
     private func fastDecode<T: DatabaseValueConvertible & StatementColumnConvertible>(_ type: T.Type, forKey key: Key) throws -> T {
         let index = try requiredIndex(of: key, type)
-        if let (sqliteStatement, baseIndexes) = liveColumns,
-           let value = Row.liveValue(T.self, sqliteStatement, CInt(baseIndexes?[index] ?? index)) {
+        if let sqliteStatement = liveStatement,
+           let value = Row.liveValue(T.self, sqliteStatement, liveColumn(index)) {
             return value
         }
         return try decodeValue(type, at: index)
     }
 
+    /// The statement's column of the row's column `index`, for a live row.
+    @inline(__always)
+    private func liveColumn(_ index: Int) -> CInt {
+        if liveBaseIndexes != nil { return CInt(liveBaseIndexes.unsafelyUnwrapped[index]) }
+        return CInt(index)
+    }
+
     @inline(__always)
     private func fastDecodeIfPresent<T: DatabaseValueConvertible & StatementColumnConvertible>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let index = index(of: key) else { return nil }
-        if let (sqliteStatement, baseIndexes) = liveColumns {
-            let column = CInt(baseIndexes?[index] ?? index)
+        if let sqliteStatement = liveStatement {
+            let column = liveColumn(index)
             if let value = Row.liveValue(T.self, sqliteStatement, column) { return value }
             if sqlite3_column_type(sqliteStatement, column) == SQLITE_NULL { return nil }
         }
@@ -421,9 +481,11 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         return try decodeValue(type, at: index)
     }
 
+    @inline(__always)
     private func decodeValue<T: DatabaseValueConvertible>(_ type: T.Type, at index: Int) throws -> T {
         // (Not through `Row.decode(_:at:)`: its generic `Result` costs a metadata lookup per
-        // value, in the records of copied rows.)
+        // value, in the records of copied rows. Inlined in the methods of each type, so that
+        // `fromDatabaseValue` is specialized: generic, its `Optional<T>` result cost another.)
         let dbValue = row.databaseValue(at: index)
         if let value = T.fromDatabaseValue(dbValue) { return value }
         throw mismatch(type, dbValue, index)
@@ -462,7 +524,7 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let index = index(of: key) else {
             if let rows = row.prefetchedRows[key.stringValue] {
-                return try T(from: PrefetchedRowsDecoder<Record>(rows: rows, codingPath: codingPath + [key]))
+                return try decodePrefetched(type, from: rows, key: key)
             }
             guard let scope = scope(forKey: key), scope.containsNonNullValue else { return nil }
             return try decode(type, fromRow: scope, key: key)
@@ -481,15 +543,22 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         if let scope = scope(forKey: key) {
             return try decode(type, fromRow: scope, key: key)
         }
-        if let rows = row.prefetchedRows[key.stringValue] {
-            return try T(from: PrefetchedRowsDecoder<Record>(rows: rows, codingPath: codingPath + [key]))
-        }
-        // (Never the record's own type: that would recurse forever.)
-        if typeInfo(T.self).isValue || T.self == Record.self {
-            throw RowDecodingError.columnNotFound(key.stringValue, type: type, row: row, record: Record.self)
+        // A live row has no prefetched rows, and its key resolved as it did for the
+        // previous record: straight to the row's own columns.
+        let decodesFromRow = remembersScopes && rememberedDecodesFromRow(key, T.self)
+        if !decodesFromRow {
+            if let rows = row.prefetchedRows[key.stringValue] {
+                return try decodePrefetched(type, from: rows, key: key)
+            }
+            // (Never the record's own type: that would recurse forever.)
+            if typeInfo(T.self).isValue || T.self == Record.self {
+                throw RowDecodingError.columnNotFound(key.stringValue, type: type, row: row, record: Record.self)
+            }
         }
         do {
-            return try decode(type, fromRow: row, key: key)
+            let value = try decode(type, fromRow: row, key: key)
+            if remembersScopes && !decodesFromRow { rememberDecodesFromRow(key, T.self) }
+            return value
         } catch {
             // The message is made only here: it lists the row's columns.
             let notFound = RowDecodingError.columnNotFound(key.stringValue, type: type, row: row, record: Record.self)
@@ -497,12 +566,35 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         }
     }
 
+    /// Whether the last lookup, of `key`, decoded a `T` from the row's own columns the
+    /// last time.
+    private func rememberedDecodesFromRow<T>(_ key: Key, _ type: T.Type) -> Bool {
+        guard lastLookupOrdinal >= 0, lastLookupOrdinal < keyMemos.count else { return false }
+        return keyMemos[lastLookupOrdinal].decodesFromRow == ObjectIdentifier(T.self) && memo(at: lastLookupOrdinal, isFor: key)
+    }
+
+    private func rememberDecodesFromRow<T>(_ key: Key, _ type: T.Type) {
+        guard memo(at: lastLookupOrdinal, isFor: key) else { return }
+        keyMemos[lastLookupOrdinal].decodesFromRow = ObjectIdentifier(T.self)
+    }
+
     /// Decodes a record from a whole row (a scope, or the row itself), for `key`.
     private func decode<T: Decodable>(_ type: T.Type, fromRow row: Row, key: Key) throws -> T {
         if let recordType = typeInfo(T.self).fetchable {
-            return try recordType.init(row: row) as! T
+            return try decodeRecord(recordType, from: row, as: T.self)
         }
         return try T(from: RowDecoder<Record>(row: row, codingPath: codingPath + [key]))
+    }
+
+    /// Decodes a collection from the rows prefetched for `key`.
+    private func decodePrefetched<T: Decodable>(_ type: T.Type, from rows: [Row], key: Key) throws -> T {
+        // An array of records (`[Book]`) is decoded straight from the rows: the standard
+        // library's `Decodable` array, generic and unspecialized, looked up the metadata of the
+        // array for each element, and the unkeyed container added a box.
+        if let arrayType = typeInfo(T.self).prefetchedArray {
+            return try decodeRecordArray(arrayType, from: rows, as: T.self)
+        }
+        return try T(from: PrefetchedRowsDecoder<Record>(rows: rows, codingPath: codingPath + [key]))
     }
 
     /// Decodes any `Decodable` value from a column: with the record's date and data strategies,
@@ -695,7 +787,7 @@ struct PrefetchedRowsContainer<Record: FetchableRecord>: UnkeyedDecodingContaine
             elementType = (ObjectIdentifier(T.self), recordType)
         }
         if let recordType {
-            return try recordType.init(row: row) as! T
+            return try decodeRecord(recordType, from: row, as: T.self)
         }
         if let valueType = T.self as? any DatabaseValueConvertible.Type {
             // One selected column: the first column of the row (the key column follows).

@@ -213,11 +213,11 @@ extension FetchableRecord {
     /// Returns an array of records fetched from a prepared statement.
     public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> [Self] {
         let cursor = try RecordCursor<Self>(statement: statement, arguments: arguments, adapter: adapter)
-        var records: [Self] = []
+        var records = RecordArrayBuilder<Self>()
         while let record = try cursor.next() {
             records.append(record)
         }
-        return records
+        return records.makeArray()
     }
 
     /// Returns a set of records fetched from a prepared statement.

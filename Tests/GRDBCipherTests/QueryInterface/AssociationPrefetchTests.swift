@@ -274,4 +274,91 @@ struct AssociationPrefetchTests {
             #expect(error?.message?.contains(#"needs the column "id""#) == true)
         }
     }
+
+    @Test func aggregatesInsidePrefetchedAssociations() throws {
+        try withMusic { db, recorder in
+            struct PieceInfo: Decodable, FetchableRecord {
+                var piece: APPiece
+                var movementCount: Int
+                var maxMovementPosition: Int?
+            }
+            struct ComposerInfo: Decodable, FetchableRecord {
+                var composer: APComposer
+                var pieces: [PieceInfo]
+            }
+            let pieces = APComposer.pieces
+                .annotated(with: APPiece.movements.count, APPiece.movements.max(Column("position")))
+                .order(Column("id"))
+            let infos = try APComposer.including(all: pieces).order(Column("id"))
+                .asRequest(of: ComposerInfo.self).fetchAll(db)
+            #expect(recorder.dataSQL == [
+                #"SELECT * FROM "composer" ORDER BY "id""#,
+                #"SELECT "piece".*, COUNT(DISTINCT "movement"."id") AS "movementCount", MAX("movement"."position") AS "maxMovementPosition", "piece"."composerId" AS "grdb_composerId" FROM "piece" LEFT JOIN "movement" ON "movement"."pieceId" = "piece"."id" WHERE "piece"."composerId" IN (?, ?, ?) GROUP BY "piece"."id" ORDER BY "piece"."id""#,
+            ])
+            #expect(infos.map { $0.pieces.map(\.piece.title) } == [["Gymnopedies", "Gnossiennes"], ["Bolero"], []])
+            #expect(infos.map { $0.pieces.map(\.movementCount) } == [[2, 0], [1], []])
+            #expect(infos.map { $0.pieces.map(\.maxMovementPosition) } == [[2, nil], [1], []])
+
+            // having(_:) on the association: the pieces without movements.
+            recorder.reset()
+            let silentPieces = try APComposer.including(all: APComposer.pieces.having(APPiece.movements.isEmpty).forKey("silentPieces"))
+                .order(Column("id"))
+                .fetchAll(db)
+            #expect(recorder.dataSQL.last == #"SELECT "piece".*, "piece"."composerId" AS "grdb_composerId" FROM "piece" LEFT JOIN "movement" ON "movement"."pieceId" = "piece"."id" WHERE "piece"."composerId" IN (?, ?, ?) GROUP BY "piece"."id" HAVING COUNT(DISTINCT "movement"."id") = 0"#)
+            let rows = try Row.fetchAll(db, APComposer.including(all: APComposer.pieces.having(APPiece.movements.isEmpty).forKey("silentPieces")).order(Column("id")))
+            #expect(rows.map { $0.prefetchedRows["silentPieces"]?.map { $0["title"] as String } } == [["Gnossiennes"], [], []])
+            #expect(silentPieces.count == 3)
+
+            // The ordering of an aggregated association orders nothing (`movements` is ordered
+            // by position).
+            recorder.reset()
+            let counts = try Row.fetchAll(db, APPiece.annotated(with: APPiece.movements.count).order(Column("id")))
+            #expect(recorder.dataSQL == [#"SELECT "piece".*, COUNT(DISTINCT "movement"."id") AS "movementCount" FROM "piece" LEFT JOIN "movement" ON "movement"."pieceId" = "piece"."id" GROUP BY "piece"."id" ORDER BY "piece"."id""#])
+            #expect(counts.map { $0["movementCount"] as Int } == [2, 1, 0, 0])
+        }
+    }
+
+    @Test func aggregatesInsideThroughPrefetchGroupByThePivotKeyToo() throws {
+        try withMusic { db, recorder in
+            struct MusicianInfo: Decodable, FetchableRecord {
+                var musician: APMusician
+                var membershipCount: Int
+            }
+            struct OrchestraInfo: Decodable, FetchableRecord {
+                var orchestra: APOrchestra
+                var musicians: [MusicianInfo]
+            }
+            // Ann plays in two orchestras: grouped by musician alone, one of her rows would
+            // go missing.
+            let musicians = APOrchestra.musicians.annotated(with: APMusician.memberships.count).order(Column("name"))
+            let infos = try APOrchestra.including(all: musicians).order(Column("code"))
+                .asRequest(of: OrchestraInfo.self).fetchAll(db)
+            #expect(recorder.dataSQL.last == #"SELECT "musician".*, COUNT(DISTINCT "membership1"."rowid") AS "membershipCount", "membership2"."orchestraCode" AS "grdb_orchestraCode" FROM "musician" LEFT JOIN "membership" "membership1" ON "membership1"."musicianId" = "musician"."id" JOIN "membership" "membership2" ON ("membership2"."musicianId" = "musician"."id") AND ("membership2"."orchestraCode" IN (?, ?, ?)) GROUP BY "musician"."id", "membership2"."orchestraCode" ORDER BY "musician"."name""#)
+            #expect(infos.map(\.orchestra.code) == ["BPO", "LSO", "NYP"])
+            #expect(infos.map { $0.musicians.map(\.musician.name) } == [["Ann"], ["Ann", "Bo"], []])
+            #expect(infos.map { $0.musicians.map(\.membershipCount) } == [[2], [2, 1], []])
+        }
+    }
+
+    @Test func aggregatesInsideJoinedAssociationsThrow() throws {
+        try withMusic { db, _ in
+            // GRDB stops the program: "associations refined with ... association aggregates can
+            // only be used with including(all:)". GRDBCipher throws.
+            let composers = APPiece.composer.annotated(with: APComposer.pieces.count)
+            for request in [
+                APPiece.including(required: composers),
+                APPiece.including(optional: composers),
+                APPiece.joining(required: composers),
+                APPiece.all().annotated(withOptional: composers),
+            ] {
+                let error = expectDatabaseError(.SQLITE_MISUSE) { _ = try Row.fetchAll(db, request) }
+                #expect(error?.message == #"association aggregates, limit, distinct, group and having are only supported in associations fetched with including(all:) (association "composer" of "piece")"#)
+            }
+            let grouped = APPiece.including(required: APPiece.composer.group(Column("name")))
+            let error = expectDatabaseError(.SQLITE_MISUSE) { _ = try Row.fetchAll(db, grouped) }
+            #expect(error?.message?.contains(#"(association "composer" of "piece")"#) == true)
+            let distinct = APPiece.including(optional: APPiece.composer.distinct())
+            #expect(expectDatabaseError(.SQLITE_MISUSE) { _ = try Row.fetchAll(db, distinct) } != nil)
+        }
+    }
 }
