@@ -292,13 +292,23 @@ extension FetchRequest {
 extension QueryInterfaceRequest {
     /// The region the request reads: the tables and columns of its statement, narrowed to
     /// rows when the request filters on the rowid primary key (`filter(id:)`, `filter(key:)`,
-    /// `Column("id") == 1`...), and empty for a request that matches nothing (`none()`).
+    /// `Column("id") == 1`...), and empty for a request that matches nothing (`none()`); with
+    /// `including(all:)`, the tables and columns of the prefetch queries too.
     ///
     /// ```swift
     /// let region = try Player.filter(id: 1).databaseRegion(db)
     /// print(region) // player(id,name,score)[1]
     /// ```
     public func databaseRegion(_ db: Database) throws -> DatabaseRegion {
+        var region = try statementRegion(db)
+        // `including(all:)`: the tables of the prefetch queries too (none when the request
+        // matches nothing).
+        if query.prefetchesInTree && !region.isEmpty { region.formUnion(try query.prefetchRegion(db)) }
+        return region
+    }
+
+    /// The region of the request's own statement.
+    private func statementRegion(_ db: Database) throws -> DatabaseRegion {
         let statementRegion = try makePreparedRequest(db, forSingleResult: false).statement.databaseRegion
         guard let filter = try query.filterExpression(db) else { return statementRegion }
         if filter.isAlwaysFalse { return DatabaseRegion() }

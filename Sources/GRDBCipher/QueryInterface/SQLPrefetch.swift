@@ -39,7 +39,37 @@ extension SQLQuery {
     }
 }
 
+extension SQLQuery {
+    /// The region the prefetch queries of this query and of its included relations read,
+    /// whatever the fetched rows (``QueryInterfaceRequest/databaseRegion(_:)``).
+    func prefetchRegion(_ db: Database) throws -> DatabaseRegion {
+        var region = DatabaseRegion()
+        for prefetch in prefetches {
+            region.formUnion(try prefetch.region(db))
+        }
+        for join in joins where join.relation.prefetchesInTree {
+            region.formUnion(try join.relation.prefetchRegion(db))
+        }
+        return region
+    }
+}
+
 extension SQLPrefetch {
+    /// The region of the prefetch query: the query of ``run(_:parentRows:parentQuery:)``, with
+    /// a condition on the key columns that stands for any list of keys (the region is the same
+    /// for every list), and its own prefetches.
+    func region(_ db: Database) throws -> DatabaseRegion {
+        let query = association.requestQuery { _, mapping in
+            var condition = SQL(sql: "")
+            for (index, pair) in mapping.enumerated() {
+                if index > 0 { condition += SQL(sql: " AND ") }
+                condition += SQL(SQLExpression(.column(pair.right))) + SQL(sql: " IS NOT NULL")
+            }
+            return SQLExpression(.literal(condition))
+        }
+        return try QueryInterfaceRequest<Row>(query: query).databaseRegion(db)
+    }
+
     /// The common table expression of the base request's keys, for composite keys.
     static let baseTableName = "grdb_base"
 
