@@ -22,6 +22,7 @@ final class ConnectionHooks {
 
     deinit {
         entryBuffer.deallocate()
+        for buffer in staleEntryBuffers { buffer.deallocate() }
     }
 
     /// Whether the connection is in a read-only access, read without retaining it (before each
@@ -207,7 +208,14 @@ final class ConnectionHooks {
     @exclusivity(unchecked) private var entries: [Entry] = [] {
         didSet {
             entriesGeneration &+= 1
-            entryBuffer.deallocate()
+            if askingDepth > 0 {
+                // Observers are being asked from the old buffer: it stays, with its entries,
+                // until the asking ends; the answers are about the list it holds.
+                if entriesAskedBeforeChange == nil { entriesAskedBeforeChange = oldValue }
+                staleEntryBuffers.append(entryBuffer)
+            } else {
+                entryBuffer.deallocate()
+            }
             entryBuffer = .allocate(capacity: entries.count)
             _ = entryBuffer.initialize(from: entries.lazy.map { Unmanaged.passUnretained($0) })
         }
@@ -217,6 +225,11 @@ final class ConnectionHooks {
     @exclusivity(unchecked) private var entryBuffer = UnsafeMutableBufferPointer<Unmanaged<Entry>>.allocate(capacity: 0)
     /// Changes with the list of observers: a statement's cached interest is for one list.
     @exclusivity(unchecked) private var entriesGeneration = 0
+    /// The list that was being asked when an observer changed it (from its callback): the
+    /// answers are about that list.
+    @exclusivity(unchecked) private var entriesAskedBeforeChange: [Entry]?
+    /// Buffers of `entries` replaced while observers were asked from them.
+    @exclusivity(unchecked) private var staleEntryBuffers: [UnsafeMutableBufferPointer<Unmanaged<Entry>>] = []
 
     /// Whether an observer may be told something (deallocated observers are forgotten at the
     /// end of transactions, and when observers are added or removed).
@@ -233,16 +246,30 @@ final class ConnectionHooks {
         let id = ObjectIdentifier(observer)
         // Changes buffered in savepoints for it are no longer delivered.
         for entry in entries where entry.id == id {
-            // An observer may remove itself while it is called without being retained
-            // (``Entry``): the entry's hold on it ends once the statement is done.
-            if executionDepth > 0 || isAskingObservers, let held = entry.strongObserver {
-                retiredObservers.append(held)
-            }
+            retireIfCalledUnretained(entry)
             entry.invalidate()
         }
         entries.removeAll { $0.id == id || $0.observer == nil }
-        interested.removeAll { $0.entry.id == id }
-        if interested.isEmpty { removeUpdateHook() }
+        // While a statement runs, the update hook may be looping on `interested`: the removed
+        // entries stay in it, invalidated (they are told nothing), until the statement ends.
+        if executionDepth == 0 {
+            interested.removeAll { $0.entry.id == id }
+            if interested.isEmpty { removeUpdateHook() }
+        }
+    }
+
+    /// An observer may be let go while it is called without being retained (``Entry``): from
+    /// its own callback, or from a statement run by another's. Its entry's strong reference is
+    /// then kept until the statement (or the asking) ends.
+    private func retireIfCalledUnretained(_ entry: Entry) {
+        if executionDepth > 0 || askingDepth > 0, let held = entry.strongObserver {
+            retiredObservers.append(held)
+        }
+    }
+
+    /// Forgets the retired observers once no unretained call can be in progress.
+    private func forgetRetiredObserversIfIdle() {
+        if !retiredObservers.isEmpty && executionDepth == 0 && askingDepth == 0 { retiredObservers = [] }
     }
 
     func stopObservingChanges(of observer: some TransactionObserver) {
@@ -348,8 +375,15 @@ final class ConnectionHooks {
         let kindCount = statement.eventKinds.count
         let entries = UnsafeBufferPointer(entryBuffer)
         if kindCount == 0 || entries.isEmpty || entries.count * kindCount > UInt64.bitWidth { return nil }
-        isAskingObservers = true
-        defer { isAskingObservers = false }
+        if askingDepth == 0 { entriesAskedBeforeChange = nil }
+        askingDepth += 1
+        defer {
+            askingDepth -= 1
+            if askingDepth == 0 && !staleEntryBuffers.isEmpty {
+                for buffer in staleEntryBuffers { buffer.deallocate() }
+                staleEntryBuffers = []
+            }
+        }
         return statement.eventKinds.withUnsafeBufferPointer { kinds in
             let kinds = kinds.baseAddress.unsafelyUnwrapped
             var answers: UInt64 = 0
@@ -385,9 +419,9 @@ final class ConnectionHooks {
         return true
     }
 
-    /// True while ``askObservers(about:)`` calls observers (before the statement counts in
-    /// `executionDepth`).
-    @exclusivity(unchecked) private var isAskingObservers = false
+    /// How many ``askObservers(about:)`` call observers (before their statement counts in
+    /// `executionDepth`; nested when an observer runs a statement).
+    @exclusivity(unchecked) private var askingDepth = 0
 
     /// Observers removed while a statement runs, kept until it ends (see ``remove(_:)``).
     @exclusivity(unchecked) private var retiredObservers: [any TransactionObserver] = []
@@ -398,11 +432,17 @@ final class ConnectionHooks {
     /// Lets go of the observers held for a transaction that ended.
     private func releaseHeldObservers() {
         holdsObservers = false
-        for entry in entries { entry.releaseHold() }
+        for entry in entries where entry.extent == .observerLifetime {
+            retireIfCalledUnretained(entry)
+            entry.releaseHold()
+        }
     }
 
     /// `answers`: the observers' answers when already asked (``askObservers(about:)``).
     private func willExecuteTracked(_ statement: Statement, answers: UInt64?) throws -> Execution? {
+        // Holds left by a transaction that ended without the hooks seeing it (a read that
+        // failed and rolled back, SQL run through the C API) do not last into another one.
+        if holdsObservers && !database.isInsideTransaction { releaseHeldObservers() }
         let effect = statement.hasTransactionEffect ? statement.analysis.transactionEffect : nil
         // The flags of the hooks are about this statement only.
         didCommit = false
@@ -476,8 +516,16 @@ final class ConnectionHooks {
         if kindCount == 0 { return [] }
         guard let answers = answers ?? askObservers(about: statement) else {
             // Too many observers for the bits: ask, and keep nothing.
-            return computeInterest(statement.eventKinds) { _, kindIndex, observer in
+            return computeInterest(statement.eventKinds, of: entries) { _, kindIndex, observer in
                 observer.observes(eventsOfKind: statement.eventKinds[kindIndex])
+            }
+        }
+        if let asked = entriesAskedBeforeChange {
+            // An observer changed the list while asked: the answers are about the list it
+            // changed (the observers it removed are invalidated, and skipped). Nothing cached.
+            entriesAskedBeforeChange = nil
+            return computeInterest(statement.eventKinds, of: asked) { entryIndex, kindIndex, _ in
+                answers & (1 << UInt64(entryIndex * kindCount + kindIndex)) != 0
             }
         }
         if statement.interestGeneration == entriesGeneration && statement.interestAnswers == answers {
@@ -491,7 +539,7 @@ final class ConnectionHooks {
         {
             cache = last.cache
         } else {
-            let interest = computeInterest(statement.eventKinds) { entryIndex, kindIndex, _ in
+            let interest = computeInterest(statement.eventKinds, of: entries) { entryIndex, kindIndex, _ in
                 answers & (1 << UInt64(entryIndex * kindCount + kindIndex)) != 0
             }
             cache = InterestCache(generation: entriesGeneration, answers: answers, interest: interest)
@@ -509,6 +557,7 @@ final class ConnectionHooks {
     /// The observers that want some of the changes, given each one's answer for each kind.
     private func computeInterest(
         _ eventKinds: [DatabaseEventKind],
+        of entries: [Entry],
         _ wants: (_ entryIndex: Int, _ kindIndex: Int, _ observer: any TransactionObserver) -> Bool) -> [Interest]
     {
         var result: [Interest] = []
@@ -543,7 +592,7 @@ final class ConnectionHooks {
             && execution.previousInterest == nil
         {
             if !interested.isEmpty { interested = [] }
-            if !retiredObservers.isEmpty && executionDepth == 0 { retiredObservers = [] }
+            forgetRetiredObserversIfIdle()
             return error
         }
         var error = error
@@ -589,7 +638,7 @@ final class ConnectionHooks {
             transactionDidEnd { $0.databaseDidRollback(self.database) }
         }
         if holdsObservers && !database.isInsideTransaction { releaseHeldObservers() }
-        if !retiredObservers.isEmpty && executionDepth == 0 { retiredObservers = [] }
+        forgetRetiredObserversIfIdle()
         return error
     }
 
@@ -671,10 +720,14 @@ final class ConnectionHooks {
     /// Tells the observers the transaction ended, then forgets the `.nextTransaction` ones.
     private func transactionDidEnd(_ notify: (any TransactionObserver) -> Void) {
         let notified = entries
+        // Held strongly through the loop: a statement run by one observer's callback may end
+        // a transaction, which lets go of the observers held for this one.
+        let observers = notified.map(\.observer)
         var someAreGone = false
         notifying {
-            for entry in notified {
-                if let observer = entry.observer {
+            for (entry, observer) in zip(notified, observers) {
+                // Skips the observers removed by an earlier one's callback.
+                if let observer, entry.observer != nil {
                     notify(observer)
                 } else {
                     someAreGone = true
@@ -690,7 +743,10 @@ final class ConnectionHooks {
         let ended = notified.filter { $0.extent == .nextTransaction }
         // Invalidated, so that an outer notification loop (a transaction run from a
         // `databaseDidCommit`, such as an observation's fetch in a savepoint) skips them.
-        for entry in ended { entry.invalidate() }
+        for entry in ended {
+            retireIfCalledUnretained(entry)
+            entry.invalidate()
+        }
         entries.removeAll { $0.observer == nil }
         if entries.isEmpty && executionDepth == 0 { removeUpdateHook() }
     }

@@ -803,4 +803,48 @@ struct TransactionObserverTests {
         #expect(!deinitializedWhileAsked.read())
         #expect(try test.dbQueue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM owner") } == 2)
     }
+
+    /// An observer that removes itself while asked, before another one is asked, about a
+    /// statement of several kinds of change: the other keeps its own answers.
+    @Test func observersChangedWhileAskedKeepTheirOwnAnswers() throws {
+        let test = try makeQueue()
+        final class Remover: TransactionObserver {
+            unowned(unsafe) var db: Database?
+            let deinitialized = LockedValue(false)
+            let deinitializedWhileAsked = LockedValue(false)
+            deinit { deinitialized.write(true) }
+            func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
+                if let db {
+                    self.db = nil
+                    let deinitialized = deinitialized
+                    let deinitializedWhileAsked = deinitializedWhileAsked
+                    db.remove(transactionObserver: self)
+                    if deinitialized.read() { deinitializedWhileAsked.write(true) }
+                }
+                return true
+            }
+            func databaseDidChange(with event: DatabaseEvent) {}
+            func databaseDidCommit(_ db: Database) {}
+            func databaseDidRollback(_ db: Database) {}
+        }
+        var remover: Remover? = Remover()
+        let deinitialized = remover!.deinitialized
+        let deinitializedWhileAsked = remover!.deinitializedWhileAsked
+        let petJournal = Journal(tables: ["pet"])
+        try test.dbQueue.inTransaction { db in
+            db.add(transactionObserver: remover!)
+            db.add(transactionObserver: petJournal)
+            try db.execute(sql: "INSERT INTO pet (id, name) VALUES (1, 'Rex')")
+            remover!.db = db
+            remover = nil
+            // Two kinds of change (the trigger updates pet): the remover goes while asked.
+            try db.execute(sql: "INSERT INTO visit (petId, day) VALUES (1, 'monday')")
+            try db.execute(sql: "INSERT INTO visit (petId, day) VALUES (1, 'tuesday')")
+            return .commit
+        }
+        #expect(petJournal.take() == ["insert pet 1", "update pet 1", "update pet 1", "willCommit", "didCommit"])
+        #expect(petJournal.askedKinds.filter { $0.tableName == "visit" }.count == 2)
+        #expect(deinitialized.read())
+        #expect(!deinitializedWhileAsked.read())
+    }
 }
