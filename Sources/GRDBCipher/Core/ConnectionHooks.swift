@@ -31,6 +31,11 @@ final class ConnectionHooks {
         databaseReference.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.isReadOnly }
     }
 
+    /// `database.isInsideTransaction`, read without retaining the connection.
+    private var databaseIsInsideTransaction: Bool {
+        databaseReference.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.isInsideTransaction }
+    }
+
     // MARK: - Installation
 
     func install(on handle: OpaquePointer) {
@@ -375,7 +380,7 @@ final class ConnectionHooks {
         let kindCount = statement.eventKinds.count
         let entries = UnsafeBufferPointer(entryBuffer)
         if kindCount == 0 || entries.isEmpty || entries.count * kindCount > UInt64.bitWidth { return nil }
-        if askingDepth == 0 { entriesAskedBeforeChange = nil }
+        if askingDepth == 0 && entriesAskedBeforeChange != nil { entriesAskedBeforeChange = nil }
         askingDepth += 1
         defer {
             askingDepth -= 1
@@ -442,7 +447,7 @@ final class ConnectionHooks {
     private func willExecuteTracked(_ statement: Statement, answers: UInt64?) throws -> Execution? {
         // Holds left by a transaction that ended without the hooks seeing it (a read that
         // failed and rolled back, SQL run through the C API) do not last into another one.
-        if holdsObservers && !database.isInsideTransaction { releaseHeldObservers() }
+        if holdsObservers && !databaseIsInsideTransaction { releaseHeldObservers() }
         let effect = statement.hasTransactionEffect ? statement.analysis.transactionEffect : nil
         // The flags of the hooks are about this statement only.
         didCommit = false
@@ -637,7 +642,7 @@ final class ConnectionHooks {
         } else if rolledBack && execution.notifies {
             transactionDidEnd { $0.databaseDidRollback(self.database) }
         }
-        if holdsObservers && !database.isInsideTransaction { releaseHeldObservers() }
+        if holdsObservers && !databaseIsInsideTransaction { releaseHeldObservers() }
         forgetRetiredObserversIfIdle()
         return error
     }
