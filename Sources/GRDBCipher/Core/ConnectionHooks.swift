@@ -182,10 +182,11 @@ final class ConnectionHooks {
         }
     }
 
-    /// What the observers wanted of a statement's changes the last time it ran, kept by the
-    /// statement: when they give the same answers again, the statement reuses the same list of
-    /// interests (no allocation per execution).
-    struct InterestCache {
+    /// What the observers wanted of the changes of the statement that computed it last
+    /// (``lastInterest``): a statement compiled anew that makes the same changes, and gets the
+    /// same answers, reuses its list. Statements keep theirs as `Statement.interestGeneration`,
+    /// `interestAnswers` and `cachedInterest`.
+    private struct InterestCache {
         /// The observers it was computed for (``ConnectionHooks/entriesGeneration``).
         fileprivate var generation: Int
         /// Bit `e * kinds + k`: observer `e` wants the changes of kind `k`.
