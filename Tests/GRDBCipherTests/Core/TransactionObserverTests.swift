@@ -53,6 +53,11 @@ private final class Journal: TransactionObserver, @unchecked Sendable {
 
 private struct Veto: Error, Equatable {}
 
+/// Tells whether an observer still exists.
+private final class WeakBox<Value: AnyObject> {
+    weak var value: Value?
+}
+
 private let schema = """
     CREATE TABLE owner (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
     CREATE TABLE pet (id INTEGER PRIMARY KEY, name TEXT NOT NULL,
@@ -405,8 +410,7 @@ struct TransactionObserverTests {
 
     @Test func extents() throws {
         let test = try makeQueue()
-        final class WeakJournal { weak var value: Journal? }
-        let released = WeakJournal()
+        let released = WeakBox<Journal>()
         do {
             let observer = Journal()
             released.value = observer
@@ -634,8 +638,7 @@ struct TransactionObserverTests {
     /// the transaction ends (docs/GRDB-Differences.md), and it hears nothing after that.
     @Test func aWeakObserverLetGoInsideATransactionLivesUntilItsEnd() throws {
         let test = try makeQueue()
-        final class Box { weak var value: Journal? }
-        let released = Box()
+        let released = WeakBox<Journal>()
         let log = LockedValue<[String]>([])
         var observer: Journal? = Journal(tables: ["owner"])
         released.value = observer
@@ -659,8 +662,7 @@ struct TransactionObserverTests {
     /// Outside of a transaction, nothing holds a weakly held observer: letting it go ends it.
     @Test func aWeakObserverIsNotHeldBetweenTransactions() throws {
         let test = try makeQueue()
-        final class Box { weak var value: Journal? }
-        let released = Box()
+        let released = WeakBox<Journal>()
         do {
             let observer = Journal(tables: ["owner"])
             released.value = observer
@@ -687,8 +689,7 @@ struct TransactionObserverTests {
     /// A rolled back transaction lets go of the observers it held too.
     @Test func aRollbackLetsGoOfHeldObservers() throws {
         let test = try makeQueue()
-        final class Box { weak var value: Journal? }
-        let released = Box()
+        let released = WeakBox<Journal>()
         var observer: Journal? = Journal(tables: ["owner"])
         released.value = observer
         test.dbQueue.add(transactionObserver: observer!)
@@ -733,8 +734,7 @@ struct TransactionObserverTests {
             func databaseDidRollback(_ db: Database) {}
         }
         let log = LockedValue<[String]>([])
-        final class Box { weak var value: SelfRemover? }
-        let released = Box()
+        let released = WeakBox<SelfRemover>()
         var observer: SelfRemover? = SelfRemover(writer: test.dbQueue, log: log)
         released.value = observer
         try test.dbQueue.inTransaction { db in
@@ -779,8 +779,7 @@ struct TransactionObserverTests {
             func databaseDidCommit(_ db: Database) {}
             func databaseDidRollback(_ db: Database) {}
         }
-        final class Box { weak var value: RemovesWhenAskedTwice? }
-        let released = Box()
+        let released = WeakBox<RemovesWhenAskedTwice>()
         var observer: RemovesWhenAskedTwice? = RemovesWhenAskedTwice()
         released.value = observer
         let deinitialized = observer!.deinitialized
