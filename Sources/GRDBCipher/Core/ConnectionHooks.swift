@@ -147,7 +147,7 @@ final class ConnectionHooks {
         }
 
         /// `observes(eventsOfKind:)`, called without retaining the observer: only while held.
-        func heldObserverObserves(_ eventKind: UnsafePointer<DatabaseEventKind>) -> Bool {
+        func heldObserverObserves(_ eventKind: borrowing DatabaseEventKind) -> Bool {
             preconditionFailure("abstract")
         }
 
@@ -173,8 +173,8 @@ final class ConnectionHooks {
             super.init(observer, extent: extent)
         }
 
-        override func heldObserverObserves(_ eventKind: UnsafePointer<DatabaseEventKind>) -> Bool {
-            reference._withUnsafeGuaranteedRef { $0.observes(eventsOfKind: eventKind.pointee) }
+        override func heldObserverObserves(_ eventKind: borrowing DatabaseEventKind) -> Bool {
+            reference._withUnsafeGuaranteedRef { $0.observes(eventsOfKind: eventKind) }
         }
 
         override func heldObserverDidChange(with event: DatabaseEvent) {
@@ -315,10 +315,14 @@ final class ConnectionHooks {
 
     // MARK: - Statement execution
 
-    /// What the hooks remember of the statement that runs.
+    /// What the hooks remember of the statement that runs. Plain values only (no reference to
+    /// retain or release at each statement): the interest of an execution that ran before it
+    /// waits in ``savedInterests``.
     struct Execution {
         fileprivate var wasInsideTransaction: Bool
-        fileprivate var previousInterest: [Interest]?
+        /// The key of the interest to give back to the execution that ran before this one
+        /// (a cursor that steps later) in ``savedInterests``; 0 when there is none.
+        fileprivate var savedInterestKey = 0
         /// The statement commits the transaction if it succeeds.
         fileprivate var commitsTransaction = false
         /// Observers hear of the end of the transaction (there are some, and the connection is
@@ -328,6 +332,9 @@ final class ConnectionHooks {
 
     /// Observers that want changes of the running statement.
     @exclusivity(unchecked) private var interested: [Interest] = []
+    /// The interest of executions that wait for a nested one to end (``Execution/savedInterestKey``).
+    @exclusivity(unchecked) private var savedInterests: [Int: [Interest]] = [:]
+    @exclusivity(unchecked) private var nextSavedInterestKey = 1
     /// How many tracked executions run (nested ones included).
     @exclusivity(unchecked) private var executionDepth = 0
     @exclusivity(unchecked) private var updateHookInstalled = false
@@ -364,7 +371,7 @@ final class ConnectionHooks {
                 if commitError != nil { commitError = nil }
                 willCommitDone = false
                 executionDepth += 1
-                var execution = Execution(wasInsideTransaction: false, previousInterest: nil)
+                var execution = Execution(wasInsideTransaction: false)
                 execution.notifies = true
                 return execution
             }
@@ -383,37 +390,36 @@ final class ConnectionHooks {
         if kindCount == 0 || entries.isEmpty || entries.count * kindCount > UInt64.bitWidth { return nil }
         if askingDepth == 0 && entriesAskedBeforeChange != nil { entriesAskedBeforeChange = nil }
         askingDepth += 1
-        defer {
-            askingDepth -= 1
-            if askingDepth == 0 && !staleEntryBuffers.isEmpty {
-                for buffer in staleEntryBuffers { buffer.deallocate() }
-                staleEntryBuffers = []
-            }
-        }
-        return statement.eventKinds.withUnsafeBufferPointer { kinds in
-            let kinds = kinds.baseAddress.unsafelyUnwrapped
-            var answers: UInt64 = 0
-            var bit: UInt64 = 1
-            for entry in entries {
-                entry._withUnsafeGuaranteedRef { entry in
-                    if !entry.ignoresChangesUntilTransactionEnd && (entry.isHeld || holdForTransaction(entry)) {
-                        for index in 0..<kindCount {
-                            if entry.heldObserverObserves(kinds + index) { answers |= bit }
-                            bit &<<= 1
-                        }
-                    } else if !entry.ignoresChangesUntilTransactionEnd, let observer = entry.weakObserver {
-                        // Outside of a transaction: asked through the weak reference.
-                        for index in 0..<kindCount {
-                            if observer.observes(eventsOfKind: kinds[index]) { answers |= bit }
-                            bit &<<= 1
-                        }
-                    } else {
-                        bit &<<= UInt64(kindCount)
+        var answers: UInt64 = 0
+        var bit: UInt64 = 1
+        for entry in entries {
+            entry._withUnsafeGuaranteedRef { entry in
+                if !entry.ignoresChangesUntilTransactionEnd && (entry.isHeld || holdForTransaction(entry)) {
+                    // The first kind is lent from the statement's constant property, without a copy.
+                    if entry.heldObserverObserves(statement.firstEventKind) { answers |= bit }
+                    bit &<<= 1
+                    for index in 1..<kindCount {
+                        if entry.heldObserverObserves(statement.eventKinds[index]) { answers |= bit }
+                        bit &<<= 1
                     }
+                } else if !entry.ignoresChangesUntilTransactionEnd, let observer = entry.weakObserver {
+                    // Outside of a transaction: asked through the weak reference.
+                    for index in 0..<kindCount {
+                        if observer.observes(eventsOfKind: statement.eventKinds[index]) { answers |= bit }
+                        bit &<<= 1
+                    }
+                } else {
+                    bit &<<= UInt64(kindCount)
                 }
             }
-            return answers
         }
+        // No defer: nothing above throws.
+        askingDepth -= 1
+        if askingDepth == 0 && !staleEntryBuffers.isEmpty {
+            for buffer in staleEntryBuffers { buffer.deallocate() }
+            staleEntryBuffers = []
+        }
+        return answers
     }
 
     /// Holds a weakly held observer until the end of the transaction in progress (see
@@ -458,10 +464,12 @@ final class ConnectionHooks {
         // Only transaction statements need the transaction state: the commit and rollback hooks
         // tell the rest.
         let wasInsideTransaction = effect != nil && database.isInsideTransaction
-        var execution = Execution(wasInsideTransaction: wasInsideTransaction, previousInterest: nil)
+        var execution = Execution(wasInsideTransaction: wasInsideTransaction)
         execution.commitsTransaction = wasInsideTransaction && commits(effect)
         if !interested.isEmpty {
-            execution.previousInterest = interested
+            execution.savedInterestKey = nextSavedInterestKey
+            nextSavedInterestKey += 1
+            savedInterests[execution.savedInterestKey] = interested
         }
         guard !entries.isEmpty, !databaseIsReadOnly else {
             execution.notifies = false
@@ -589,13 +597,25 @@ final class ConnectionHooks {
     }
 
     /// Called once the statement is done (or failed, with `error`); returns the error to throw.
+    @inline(__always)
     func didExecute(_ statement: Statement, _ execution: Execution, error: (any Error)?) -> (any Error)? {
-        executionDepth -= 1
-        // The common case: a statement that neither began nor ended a transaction (no
-        // transaction effect, and the hooks saw no commit or rollback), run while no other
-        // statement had observers' interest.
+        // The common case, inlined into the step loops: a statement that neither began nor
+        // ended a transaction (no transaction effect, and the hooks saw no commit or rollback),
+        // run while no other statement had observers' interest, with no observer's interest
+        // to forget and no observer to let go.
         if !statement.hasTransactionEffect && !didCommit && !didRollback && commitError == nil
-            && execution.previousInterest == nil
+            && execution.savedInterestKey == 0 && interested.isEmpty && retiredObservers.isEmpty
+        {
+            executionDepth -= 1
+            return error
+        }
+        return didExecuteTracked(statement, execution, error: error)
+    }
+
+    private func didExecuteTracked(_ statement: Statement, _ execution: Execution, error: (any Error)?) -> (any Error)? {
+        executionDepth -= 1
+        if !statement.hasTransactionEffect && !didCommit && !didRollback && commitError == nil
+            && execution.savedInterestKey == 0
         {
             if !interested.isEmpty { interested = [] }
             forgetRetiredObserversIfIdle()
@@ -651,7 +671,7 @@ final class ConnectionHooks {
     /// Gives the interest back to the execution that ran before (a cursor that steps later).
     /// The update hook stays installed: the next statement decides whether it needs it.
     private func restore(_ execution: Execution) {
-        if let previous = execution.previousInterest {
+        if execution.savedInterestKey != 0, let previous = savedInterests.removeValue(forKey: execution.savedInterestKey) {
             interested = previous
             installUpdateHook()
         } else if !interested.isEmpty {
@@ -892,3 +912,4 @@ private enum NotifyingHooks {
         }
     }
 }
+

@@ -56,6 +56,11 @@ public final class Statement {
     /// The changes the statement may make (its analysis's, read without copying it).
     let eventKinds: [DatabaseEventKind]
 
+    /// The first of `eventKinds` (an insertion into no table when there is none), in a
+    /// constant property: lent to the observers asked about it without a copy (from the
+    /// array, each would get a copy, its strings retained and released, at each execution).
+    let firstEventKind: DatabaseEventKind
+
     /// What transaction observers wanted of the statement's changes when it last ran: the
     /// observers of generation `interestGeneration` (``ConnectionHooks``) answered
     /// `interestAnswers`, and `cachedInterest` lists those who wanted some. Scalars apart from
@@ -110,6 +115,7 @@ public final class Statement {
         mayNotifyObservers = !isReadonly || analysis.transactionEffect != nil
         hasTransactionEffect = analysis.transactionEffect != nil
         eventKinds = analysis.eventKinds
+        firstEventKind = analysis.eventKinds.first ?? .insert(tableName: "")
         let columnCount = Int(sqlite3_column_count(sqliteStatement))
         self.columnCount = columnCount
         let columnNames = (0..<CInt(columnCount)).map {
