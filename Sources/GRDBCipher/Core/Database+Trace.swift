@@ -33,7 +33,7 @@ extension Database {
             public var expandedSQL: String {
                 guard let text = sqlite3_expanded_sql(sqliteStatement) else { return sql }
                 defer { sqlite3_free(text) }
-                return String(cString: text).trimmingSQLSeparators()
+                return String(sqlText: text)
             }
 
             /// The SQL, with arguments only if ``Configuration/publicStatementArguments`` is set.
@@ -98,7 +98,7 @@ extension Database {
             guard let p, !box.isPaused else { return 0 }
             let sqliteStatement = OpaquePointer(p)
             // As written, without the whitespace and semicolons that separate statements.
-            let sql = String(cString: sqlite3_sql(sqliteStatement)).trimmingSQLSeparators()
+            let sql = String(sqlText: sqlite3_sql(sqliteStatement))
             // The savepoint of multi-statement `execute` is ours, not the user's SQL.
             if ExecutionSavepoint.statements.contains(sql) { return 0 }
             let statement = TraceEvent.Statement(

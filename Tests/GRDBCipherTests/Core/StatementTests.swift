@@ -19,6 +19,20 @@ struct StatementTests {
         }
     }
 
+    @Test func statementSQLIsTrimmedOfSeparators() throws {
+        let test = try TestDatabase()
+        let texts = try test.dbQueue.read { db in
+            try [
+                " \t\n SELECT 1 ;; \r\n",
+                "SELECT 'é;'  ;",
+                // Unicode whitespace at an edge (here inside a trailing comment) is trimmed too.
+                "SELECT 2 -- note\u{3000}\u{00A0}",
+                "SELECT '日本'",
+            ].map { try db.makeStatement(sql: $0).sql }
+        }
+        #expect(texts == ["SELECT 1", "SELECT 'é;'", "SELECT 2 -- note", "SELECT '日本'"])
+    }
+
     @Test func statementColumns() throws {
         let test = try TestDatabase()
         try test.dbQueue.read { db in
