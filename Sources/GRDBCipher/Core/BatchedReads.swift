@@ -11,6 +11,13 @@ import Foundation
 ///
 /// A job runs in a read transaction that began after the job was scheduled: it sees the commit
 /// that scheduled it, or a later one.
+///
+/// Under a continuous stream of commits, batches would run back to back, and take a core for
+/// themselves: on a small machine, from the writer that causes them. A batch that follows
+/// another one at once (jobs arrived while it ran) starts after a rest as long as the previous
+/// batch took (at most ``maximumRest``): the batches use at most about half of a core, each
+/// fetch covers more commits, and a value is late by at most the duration of one batch. A
+/// batch that starts when none runs starts at once.
 final class BatchedReads: @unchecked Sendable {
     /// A job gets the connection inside the batch's transaction, or the error that prevented
     /// the batch from starting. It handles its own errors. It returns what it has left to do
@@ -23,6 +30,10 @@ final class BatchedReads: @unchecked Sendable {
         var pending: [Job] = []
         var runningBatches = 0
     }
+
+    /// The longest rest between two batches, in nanoseconds: a slow batch does not delay the
+    /// next values by as much again.
+    static let maximumRest: UInt64 = 50_000_000
 
     private let state = LockedValue(State())
     private let maximumConcurrentBatches: Int
@@ -60,6 +71,7 @@ final class BatchedReads: @unchecked Sendable {
     /// with the jobs that arrived meanwhile, if any.
     private func runBatch() {
         acquireReader { [self] dbResult -> AfterRelease? in
+            let started = DispatchTime.now().uptimeNanoseconds
             // Taken once the reader is there: jobs that arrived while it was acquired join.
             let jobs = state.update { state -> [Job] in
                 defer { state.pending = [] }
@@ -108,7 +120,13 @@ final class BatchedReads: @unchecked Sendable {
                 }
                 return true
             }
-            if continues { runBatch() }
+            if continues {
+                // The rest before the next batch (see the type's documentation).
+                let rest = min(DispatchTime.now().uptimeNanoseconds &- started, Self.maximumRest)
+                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(rest))) {
+                    self.runBatch()
+                }
+            }
             if afterRelease.isEmpty { return nil }
             let tasks = afterRelease
             return { for task in tasks { task() } }
