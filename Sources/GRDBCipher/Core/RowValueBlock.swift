@@ -1,0 +1,85 @@
+import CSQLCipher
+
+/// The values of consecutive copied rows of one fetch, which have the same columns: one
+/// allocation for many rows, instead of an array for each.
+///
+/// A row of the block keeps the whole block alive: blocks are small (``valueCapacity``
+/// values), so that a row kept alone keeps little memory besides its own values.
+///
+/// Written by the fetch that fills it, on the connection's queue; read-only afterwards.
+final class RowValueBlock {
+    /// About 12 KB of values a block.
+    static let valueCapacity = 512
+
+    let columns: [String]
+    let columnCount: Int
+    /// The decoders that the records of the fetch's rows share (see ``SharedRowDecoders``).
+    let sharedDecoders: SharedRowDecoders
+    private let values: UnsafeMutablePointer<DatabaseValue>
+    /// The number of rows the block can hold, and the number it holds.
+    private let rowCapacity: Int
+    private(set) var rowCount = 0
+
+    init(columns: [String], sharedDecoders: SharedRowDecoders) {
+        self.columns = columns
+        columnCount = columns.count
+        self.sharedDecoders = sharedDecoders
+        rowCapacity = Swift.max(1, RowValueBlock.valueCapacity / Swift.max(1, columns.count))
+        values = .allocate(capacity: rowCapacity * columns.count)
+    }
+
+    deinit {
+        values.deinitialize(count: rowCount * columnCount)
+        values.deallocate()
+    }
+
+    var isFull: Bool { rowCount == rowCapacity }
+
+    /// Appends the current row of a statement that has the block's columns; returns the
+    /// position of its first value.
+    func appendRow(of sqliteStatement: SQLiteStatement) -> Int {
+        assert(!isFull)
+        let start = rowCount * columnCount
+        for column in 0..<columnCount {
+            (values + start + column).initialize(to: DatabaseValue(sqliteStatement: sqliteStatement, index: CInt(column)))
+        }
+        rowCount += 1
+        return start
+    }
+
+    @inline(__always)
+    subscript(position: Int) -> DatabaseValue {
+        values[position]
+    }
+}
+
+/// Copies the rows of one fetch (`fetchAll`) into blocks of values. The records decoded from
+/// the copies share their decoders.
+struct RowCopier {
+    private let sharedDecoders = SharedRowDecoders()
+    private var block: RowValueBlock?
+
+    /// A copy of `row` that is safe to keep after its cursor moved on.
+    mutating func copy(_ row: Row) -> Row {
+        switch row.storage {
+        case .statement(let statement):
+            let block = blockWithRoom(columns: statement)
+            let start = block.appendRow(of: statement.sqliteStatement)
+            return Row(block: block, start: start)
+        case .adapted(let base, let layout) where base.isFetched:
+            // The adapted rows of the fetch have the same columns too.
+            let copy = Row(base: self.copy(base), layout: layout)
+            copy.extras.sharedDecoders = sharedDecoders
+            return copy
+        case .values, .block, .adapted:
+            return row.copy()
+        }
+    }
+
+    private mutating func blockWithRoom(columns statement: Statement) -> RowValueBlock {
+        if let block, !block.isFull { return block }
+        let newBlock = RowValueBlock(columns: statement.columnNames, sharedDecoders: sharedDecoders)
+        block = newBlock
+        return newBlock
+    }
+}
