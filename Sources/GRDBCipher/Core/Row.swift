@@ -216,6 +216,13 @@ public final class Row {
         }
     }
 
+    /// The values of a copied row whose values are in a block; nil for other rows. Valid
+    /// as long as the row is.
+    var blockValues: UnsafePointer<DatabaseValue>? {
+        if case .block(let block, let start) = storage { return block.values(from: start) }
+        return nil
+    }
+
     /// Whether the row reads a live statement.
     var isFetched: Bool {
         if case .statement = storage { return true }

@@ -51,6 +51,11 @@ final class RowValueBlock {
     subscript(position: Int) -> DatabaseValue {
         values[position]
     }
+
+    /// The values from `position`, valid as long as the block is.
+    func values(from position: Int) -> UnsafePointer<DatabaseValue> {
+        UnsafePointer(values + position)
+    }
 }
 
 /// Copies the rows of one fetch (`fetchAll`) into blocks of values. The records decoded from

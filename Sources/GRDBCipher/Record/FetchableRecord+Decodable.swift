@@ -312,6 +312,12 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     /// array of indexes at each value.)
     private let liveStatement: SQLiteStatement?
     private let liveBaseIndexes: [Int]?
+    /// Whether the container reads the copied rows of one fetch, one after the other.
+    private let sharesColumns: Bool
+    /// For a container of the copied rows of one fetch: the values of the current record's
+    /// row when they are in a block, read without going through the row (set when a record
+    /// starts decoding; the row outlives its record's decoding).
+    @exclusivity(unchecked) private var blockValues: UnsafePointer<DatabaseValue>?
 
 
     /// Whether the container remembers how keys resolve (columns, scopes), by the order of
@@ -349,6 +355,8 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         liveBaseIndexes = liveColumns?.baseIndexes
         remembersScopes = liveBaseIndexes != nil
         remembersKeys = remembersScopes || sharesColumns
+        self.sharesColumns = sharesColumns
+        blockValues = sharesColumns ? row.blockValues : nil
         switch Record.databaseColumnDecodingStrategy {
         case .useDefaultKeys:
             keyIndexes = nil
@@ -372,6 +380,7 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     func willDecodeRecord() {
         lookupOrdinal = 0
         lastLookupOrdinal = -1
+        if sharesColumns { blockValues = rowReference.row.blockValues }
     }
 
     @inline(__always)
@@ -486,6 +495,7 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         // (Not through `Row.decode(_:at:)`: its generic `Result` costs a metadata lookup per
         // value, in the records of copied rows. Inlined in the methods of each type, so that
         // `fromDatabaseValue` is specialized: generic, its `Optional<T>` result cost another.)
+        if let blockValues, let value = T.fromDatabaseValue(blockValues[index]) { return value }
         let dbValue = row.databaseValue(at: index)
         if let value = T.fromDatabaseValue(dbValue) { return value }
         throw mismatch(type, dbValue, index)
