@@ -40,8 +40,14 @@ final class RowValueBlock {
     func appendRow(of sqliteStatement: SQLiteStatement) -> Int {
         assert(!isFull)
         let start = rowCount * columnCount
+        // Each value through its `sqlite3_value`: one call to the statement for each value,
+        // then cheap reads of the value (`sqlite3_column_type`, then `sqlite3_column_int64`,
+        // each checked the statement and the column again). SQLite documents the reads of
+        // such an unprotected value as not thread-safe: the statement is used by one thread
+        // at a time, as for the other `sqlite3_column_*` calls.
         for column in 0..<columnCount {
-            (values + start + column).initialize(to: DatabaseValue(sqliteStatement: sqliteStatement, index: CInt(column)))
+            let value = sqlite3_column_value(sqliteStatement, CInt(column))!
+            (values + start + column).initialize(to: DatabaseValue(sqliteValue: value))
         }
         rowCount += 1
         return start
