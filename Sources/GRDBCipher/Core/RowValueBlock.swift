@@ -8,7 +8,7 @@ import CSQLCipher
 ///
 /// Written by the fetch that fills it, on the connection's queue; read-only afterwards.
 final class RowValueBlock {
-    /// About 12 KB of values a block.
+    /// The number of values of a block (as many rows as fit, one at least).
     static let valueCapacity = 512
 
     let columns: [String]
@@ -72,9 +72,15 @@ struct RowCopier {
 
     /// A copy of `row` that is safe to keep after its cursor moved on.
     mutating func copy(_ row: Row) -> Row {
+        if let sqliteStatement = row.sqliteStatement {
+            // A live row (without a copy of its storage).
+            let block = blockWithRoom(columnsOf: row)
+            let start = block.appendRow(of: sqliteStatement)
+            return Row(block: block, start: start)
+        }
         switch row.storage {
         case .statement(let statement):
-            let block = blockWithRoom(columns: statement)
+            let block = blockWithRoom(columnsOf: row)
             let start = block.appendRow(of: statement.sqliteStatement)
             return Row(block: block, start: start)
         case .adapted(let base, let layout) where base.isFetched:
@@ -87,9 +93,10 @@ struct RowCopier {
         }
     }
 
-    private mutating func blockWithRoom(columns statement: Statement) -> RowValueBlock {
+    /// A block with room for a row of the columns of `row`, a live row of the fetch.
+    private mutating func blockWithRoom(columnsOf row: Row) -> RowValueBlock {
         if let block, !block.isFull { return block }
-        let newBlock = RowValueBlock(columns: statement.columnNames, sharedDecoders: sharedDecoders)
+        let newBlock = RowValueBlock(columns: row.columnNames, sharedDecoders: sharedDecoders)
         block = newBlock
         return newBlock
     }
