@@ -190,26 +190,7 @@ struct StatementCompiler {
 extension String {
     /// The statement without the whitespace and semicolons around it.
     func trimmingSQLSeparators() -> String {
-        // Most statements start and end with an ASCII character that is not trimmed: they
-        // are returned as they are (Foundation's trimming walked the whole statement: 3 M
-        // instructions for the 2,000 parameters of a prefetch query).
-        let utf8 = self.utf8
-        if let first = utf8.first, let last = utf8.last, !first.isTrimmedSQLSeparator, !last.isTrimmedSQLSeparator {
-            return self
-        }
-        return trimmingCharacters(in: .whitespacesAndNewlinesAndSemicolons)
-    }
-}
-
-private extension UInt8 {
-    /// Whether the byte may start or end a character that ``String/trimmingSQLSeparators()``
-    /// trims: ASCII whitespace, newlines and semicolons, or any byte of a non-ASCII character.
-    var isTrimmedSQLSeparator: Bool {
-        switch self {
-        case 0x09...0x0D, 0x20, 0x3B: return true
-        case 0x80...: return true
-        default: return false
-        }
+        trimmingCharacters(in: .whitespacesAndNewlinesAndSemicolons)
     }
 }
 
