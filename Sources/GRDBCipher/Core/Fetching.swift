@@ -40,12 +40,11 @@ extension Row {
     public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> [Row] {
         let cursor = try RowCursor(statement: statement, arguments: arguments, adapter: adapter)
         var rows: [Row] = []
-        // The rows have the same columns: the records decoded from them share decoders.
-        let sharedDecoders = SharedRowDecoders()
+        // The rows have the same columns: their values are copied into blocks, and the
+        // records decoded from them share decoders.
+        var copier = RowCopier()
         while let row = try cursor.next() {
-            let copy = row.copy()
-            copy.sharedDecoders = sharedDecoders
-            rows.append(copy)
+            rows.append(copier.copy(row))
         }
         return rows
     }

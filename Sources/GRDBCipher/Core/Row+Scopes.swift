@@ -52,9 +52,10 @@ extension Row {
             }
             return scope
         }
-        if let scope = liveScopeRows[name] { return scope }
+        let extras = self.extras
+        if let scope = extras.liveScopeRows[name] { return scope }
         let scope = Row(base: base, layout: scopeLayout)
-        liveScopeRows[name] = scope
+        extras.liveScopeRows[name] = scope
         return scope
     }
 

@@ -24,6 +24,8 @@ public final class Row {
         case statement(Statement)
         /// Copied values.
         case values(columns: [String], values: [DatabaseValue])
+        /// Copied values, in the block of a fetch's rows, from `start`.
+        case block(RowValueBlock, start: Int)
         /// The columns and scopes a ``RowAdapter`` gives an unadapted row (live or copied).
         case adapted(base: Row, layout: _RowLayout)
     }
@@ -41,20 +43,55 @@ public final class Row {
     /// The number of columns in the row.
     public let count: Int
 
-    /// For a row that reads a live statement (directly or through an adapter): the decoders
-    /// that decoded its `Decodable` records, with their keyed containers, one per record type
-    /// (a record, and the records it decodes from the same row). They refer to the row: the
-    /// cursor stepper that owns the row forgets them when it goes, so that the row, and its
-    /// statement, can go too.
+    /// What few rows need (decoding caches, prefetched rows), or nil: the copied rows of a
+    /// fetch have nothing more to initialize or release.
     /// (Used on the connection's queue, by accesses that span no call: no dynamic
     /// exclusivity checks.)
-    @exclusivity(unchecked) var decoderCaches: [DecoderCache] = []
+    @exclusivity(unchecked) private var optionalExtras: Extras?
 
-    /// For a row that reads a live statement through an adapter: its scopes, made once, so
-    /// that they keep their decoders from one fetched row to the next.
-    @exclusivity(unchecked) var liveScopeRows: [String: Row] = [:]
+    /// The row's decoding caches and prefetched rows, made when first needed.
+    var extras: Extras {
+        if let optionalExtras { return optionalExtras }
+        let extras = Extras()
+        optionalExtras = extras
+        return extras
+    }
 
-    /// A decoder a live row keeps (see ``decoderCaches``).
+    /// The decoding caches and prefetched rows of a row.
+    /// (Used on the connection's queue, by accesses that span no call: no dynamic
+    /// exclusivity checks.)
+    final class Extras {
+        /// For a row that reads a live statement (directly or through an adapter): the
+        /// decoders that decoded its `Decodable` records, with their keyed containers, one per
+        /// record type (a record, and the records it decodes from the same row). They refer to
+        /// the row: the cursor stepper that owns the row forgets them when it goes, so that
+        /// the row, and its statement, can go too.
+        @exclusivity(unchecked) var decoderCaches: [DecoderCache] = []
+        /// For a row that reads a live statement through an adapter: its scopes, made once, so
+        /// that they keep their decoders from one fetched row to the next.
+        @exclusivity(unchecked) var liveScopeRows: [String: Row] = [:]
+        /// For an adapted copied row of a `fetchAll`: the decoders that the rows of the fetch
+        /// share (the rows of a block have their block's).
+        @exclusivity(unchecked) var sharedDecoders: SharedRowDecoders?
+        /// Rows fetched by a second query for `including(all:)`, by association key.
+        @exclusivity(unchecked) var prefetchedRows: [String: [Row]] = [:]
+        /// For a copied row: the rows prefetched for its scopes (`including(all:)` nested in
+        /// an included association), by scope name. A scope row gets them when it is made.
+        @exclusivity(unchecked) var scopePrefetches: [String: PrefetchedScope] = [:]
+    }
+
+    /// See ``Extras/decoderCaches``.
+    var decoderCaches: [DecoderCache] {
+        get { optionalExtras?.decoderCaches ?? [] }
+        set { extras.decoderCaches = newValue }
+    }
+
+    /// See ``Extras/liveScopeRows``.
+    var liveScopeRows: [String: Row] {
+        optionalExtras?.liveScopeRows ?? [:]
+    }
+
+    /// A decoder a live row keeps (see ``Extras/decoderCaches``).
     final class DecoderCache {
         let recordType: ObjectIdentifier
         let decoder: any Decoder
@@ -65,14 +102,22 @@ public final class Row {
     }
 
     /// For a copied row of a `fetchAll`: the decoders that the rows of the fetch share.
-    @exclusivity(unchecked) var sharedDecoders: SharedRowDecoders?
+    var sharedDecoders: SharedRowDecoders? {
+        if case .block(let block, _) = storage { return block.sharedDecoders }
+        return optionalExtras?.sharedDecoders
+    }
 
-    /// Rows fetched by a second query for `including(all:)`, by association key.
-    var prefetchedRowsStorage: [String: [Row]] = [:]
+    /// See ``Extras/prefetchedRows``.
+    var prefetchedRowsStorage: [String: [Row]] {
+        get { optionalExtras?.prefetchedRows ?? [:] }
+        set { extras.prefetchedRows = newValue }
+    }
 
-    /// For a copied row: the rows prefetched for its scopes (`including(all:)` nested in an
-    /// included association), by scope name. A scope row gets them when it is made.
-    var scopePrefetches: [String: PrefetchedScope] = [:]
+    /// See ``Extras/scopePrefetches``.
+    var scopePrefetches: [String: PrefetchedScope] {
+        get { optionalExtras?.scopePrefetches ?? [:] }
+        set { extras.scopePrefetches = newValue }
+    }
 
     /// The rows prefetched for a scope, and for its own scopes.
     final class PrefetchedScope: Equatable {
@@ -91,9 +136,10 @@ public final class Row {
 
     /// Breaks the reference cycles of the decoding caches.
     func forgetDecoders() {
-        decoderCaches = []
-        for scope in liveScopeRows.values { scope.forgetDecoders() }
-        liveScopeRows = [:]
+        guard let optionalExtras else { return }
+        optionalExtras.decoderCaches = []
+        for scope in optionalExtras.liveScopeRows.values { scope.forgetDecoders() }
+        optionalExtras.liveScopeRows = [:]
     }
 
     init(statement: Statement) {
@@ -109,6 +155,14 @@ public final class Row {
         sqliteStatement = nil
         columnLookup = nil
         count = columns.count
+    }
+
+    /// A copied row whose values are in a block, from `start`.
+    init(block: RowValueBlock, start: Int) {
+        storage = .block(block, start: start)
+        sqliteStatement = nil
+        columnLookup = nil
+        count = block.columnCount
     }
 
     /// An adapted row; `base` is an unadapted row.
@@ -145,19 +199,28 @@ public final class Row {
     /// Returns an immutable copy of the row, safe to keep after its cursor moved on.
     public func copy() -> Row {
         switch storage {
-        case .values:
+        case .values, .block:
             return self
         case .adapted(let base, let layout):
             guard base.isFetched else { return self }
             let copy = Row(base: base.copy(), layout: layout)
-            copy.prefetchedRowsStorage = prefetchedRowsStorage
-            copy.scopePrefetches = scopePrefetches
+            if let optionalExtras {
+                copy.extras.prefetchedRows = optionalExtras.prefetchedRows
+                copy.extras.scopePrefetches = optionalExtras.scopePrefetches
+            }
             return copy
         case .statement(let statement):
             let sqliteStatement = statement.sqliteStatement
             let values = (0..<CInt(count)).map { DatabaseValue(sqliteStatement: sqliteStatement, index: $0) }
             return Row(columns: statement.columnNames, values: values)
         }
+    }
+
+    /// The values of a copied row whose values are in a block; nil for other rows. Valid
+    /// as long as the row is.
+    var blockValues: UnsafePointer<DatabaseValue>? {
+        if case .block(let block, let start) = storage { return block.values(from: start) }
+        return nil
     }
 
     /// Whether the row reads a live statement.
@@ -171,7 +234,7 @@ public final class Row {
     var readsLiveStatement: Bool {
         switch storage {
         case .statement: return true
-        case .values: return false
+        case .values, .block: return false
         case .adapted(let base, _): return base.isFetched
         }
     }
@@ -181,7 +244,7 @@ public final class Row {
     var liveColumns: (sqliteStatement: SQLiteStatement, baseIndexes: [Int]?)? {
         switch storage {
         case .statement(let statement): return (statement.sqliteStatement, nil)
-        case .values: return nil
+        case .values, .block: return nil
         case .adapted(let base, let layout):
             guard case .statement(let statement) = base.storage else { return nil }
             return (statement.sqliteStatement, layout.baseIndexes)
@@ -193,6 +256,7 @@ public final class Row {
         switch storage {
         case .statement(let statement): return statement.columnNames
         case .values(let columns, _): return columns
+        case .block(let block, _): return block.columns
         case .adapted(_, let layout): return layout.names
         }
     }
@@ -234,7 +298,7 @@ public final class Row {
         switch storage {
         case .statement(let statement):
             return statement.searchIndex(ofColumn: name, ordinal: ordinal)
-        case .values, .adapted:
+        case .values, .block, .adapted:
             return copiedIndex(forColumn: name)
         }
     }
@@ -246,6 +310,8 @@ public final class Row {
             return statement.index(ofColumn: name)
         case .values(let columns, _):
             return columns.firstIndex { $0.equalsIgnoringASCIICase(name) }
+        case .block(let block, _):
+            return block.columns.firstIndex { $0.equalsIgnoringASCIICase(name) }
         case .adapted(_, let layout):
             return layout.index(ofColumn: name)
         }
@@ -258,6 +324,8 @@ public final class Row {
             return DatabaseValue(sqliteStatement: statement.sqliteStatement, index: CInt(index))
         case .values(_, let values):
             return values[index]
+        case .block(let block, let start):
+            return block[start + index]
         case .adapted(let base, let layout):
             return base.databaseValue(at: layout.baseIndexes[index])
         }
@@ -273,6 +341,7 @@ public final class Row {
         switch storage {
         case .statement(let statement): return statement.columnNames[index]
         case .values(let columns, _): return columns[index]
+        case .block(let block, _): return block.columns[index]
         case .adapted(_, let layout): return layout.names[index]
         }
     }
@@ -480,6 +549,8 @@ extension Row {
             return sqlite3_column_type(statement.sqliteStatement, CInt(index)) == SQLITE_NULL
         case .values(_, let values):
             return values[index].isNull
+        case .block(let block, let start):
+            return block[start + index].isNull
         case .adapted(let base, let layout):
             return base.databaseValueIsNull(at: layout.baseIndexes[index])
         }

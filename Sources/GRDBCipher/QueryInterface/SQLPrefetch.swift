@@ -96,13 +96,25 @@ extension SQLPrefetch {
             parentKeys.append(key)
         }
         // Distinct keys without NULL, sorted: the values of the IN list.
-        var seen = Set<[DatabaseValue]>()
-        var keys = parentKeys.filter { key in !key.contains(where: \.isNull) && seen.insert(key).inserted }
-        keys.sort { lhs, rhs in
-            for (l, r) in zip(lhs, rhs) where l != r { return l.sortsBefore(r) }
-            return false
+        var keys: [[DatabaseValue]]
+        if let integers = Self.singleIntegers(parentKeys) {
+            // (Without hashing arrays of values.)
+            keys = []
+            keys.reserveCapacity(integers.count)
+            var previous: Int64?
+            for integer in integers.sorted() where integer != previous {
+                keys.append([DatabaseValue(storage: .int64(integer))])
+                previous = integer
+            }
+        } else {
+            var seen = Set<[DatabaseValue]>()
+            keys = parentKeys.filter { key in !key.contains(where: \.isNull) && seen.insert(key).inserted }
+            keys.sort { lhs, rhs in
+                for (l, r) in zip(lhs, rhs) where l != r { return l.sortsBefore(r) }
+                return false
+            }
         }
-        var groups: [[DatabaseValue]: [Row]] = [:]
+        var childRows: [Row] = []
         if !keys.isEmpty {
             let rightColumns = mapping.map(\.right)
             let pivotAlias = association.steps[0].relation.alias
@@ -153,33 +165,169 @@ extension SQLPrefetch {
             } else {
                 query.selection += keySelection
             }
-            let childRows = try Row.fetchAll(db, QueryInterfaceRequest<Row>(query: query))
-            let keyNames = rightColumns.map { "grdb_\($0)" }
-            if let firstRow = childRows.first {
-                // The key columns are at the same place in every row.
-                let keyIndexes = keyNames.map { firstRow.unadapted.index(forColumn: $0) }
-                if keyIndexes.count == 1 {
-                    // A single-column key: grouped by value, without an array per row.
-                    var singleGroups: [DatabaseValue: [Row]] = [:]
-                    for row in childRows {
-                        let value = keyIndexes[0].map { row.unadapted.databaseValue(at: $0) } ?? .null
-                        singleGroups[value, default: []].append(row)
-                    }
-                    for (row, key) in zip(parentRows, parentKeys) {
-                        row.prefetchedRowsStorage[self.key] = singleGroups[key[0]] ?? []
-                    }
-                    return
-                }
-                for row in childRows {
-                    let base = row.unadapted
-                    let key = keyIndexes.map { index in index.map { base.databaseValue(at: $0) } ?? .null }
-                    groups[key, default: []].append(row)
+            childRows = try Row.fetchAll(db, QueryInterfaceRequest<Row>(query: query))
+        }
+        // The rows of each key, in the order of the query, for each parent.
+        let groups = PrefetchGroups(keys: keys, rows: childRows, keyNames: mapping.map { "grdb_\($0.right)" })
+        for (row, key) in zip(parentRows, parentKeys) {
+            row.prefetchedRowsStorage[self.key] = groups.rows(forKey: key)
+        }
+    }
+
+    /// The integers of single-column keys that are integers or NULL (skipped), or nil.
+    private static func singleIntegers(_ keys: [[DatabaseValue]]) -> [Int64]? {
+        var integers: [Int64] = []
+        integers.reserveCapacity(keys.count)
+        for key in keys {
+            guard key.count == 1 else { return nil }
+            switch key[0].storage {
+            case .int64(let integer): integers.append(integer)
+            case .null: continue
+            case .double, .string, .blob: return nil
+            }
+        }
+        return integers
+    }
+}
+
+/// The prefetched rows grouped by key: the distinct keys of the parents (sorted, without
+/// NULL), the rows of each key in the order of the query.
+private struct PrefetchGroups {
+    /// The positions of single-column keys that are all integers (hashing a `DatabaseValue`
+    /// cost about 450 instructions a row).
+    private let integerKeys: IntegerKeyPositions?
+    /// The position of each key among the parents' distinct keys, when they are not
+    /// `integerKeys`: by value for single-column keys, by array of values for composite keys.
+    private let valuePositions: [DatabaseValue: Int]
+    private let positions: [[DatabaseValue]: Int]
+    /// The rows of each key, by position among the parents' distinct keys.
+    private let groups: [[Row]]
+
+    init(keys: [[DatabaseValue]], rows: [Row], keyNames: [String]) {
+        var integers: [Int64]? = []
+        integers?.reserveCapacity(keys.count)
+        for key in keys {
+            guard key.count == 1, case .int64(let integer) = key[0].storage else { integers = nil; break }
+            integers?.append(integer)
+        }
+        let integerKeys = integers.map(IntegerKeyPositions.init)
+        self.integerKeys = integerKeys
+        var valuePositions: [DatabaseValue: Int] = [:]
+        var positions: [[DatabaseValue]: Int] = [:]
+        if integers == nil {
+            for (position, key) in keys.enumerated() {
+                if key.count == 1 {
+                    valuePositions[key[0]] = position
+                } else {
+                    positions[key] = position
                 }
             }
         }
-        for (row, key) in zip(parentRows, parentKeys) {
-            row.prefetchedRowsStorage[self.key] = groups[key] ?? []
+        self.valuePositions = valuePositions
+        self.positions = positions
+        guard let firstRow = rows.first else {
+            groups = []
+            return
         }
+        // The key columns are at the same place in every row.
+        let keyIndexes = keyNames.map { firstRow.unadapted.index(forColumn: $0) }
+        // The group of each row, then arrays of the right size.
+        var rowPositions: [Int] = []
+        rowPositions.reserveCapacity(rows.count)
+        var counts = [Int](repeating: 0, count: keys.count)
+        var key: [DatabaseValue] = []
+        for row in rows {
+            let base = row.unadapted
+            let position: Int?
+            if keyIndexes.count == 1 {
+                let value = keyIndexes[0].map { base.databaseValue(at: $0) } ?? .null
+                position = Self.position(ofValue: value, integerKeys: integerKeys, valuePositions: valuePositions)
+            } else {
+                key.removeAll(keepingCapacity: true)
+                for index in keyIndexes { key.append(index.map { base.databaseValue(at: $0) } ?? .null) }
+                position = positions[key]
+            }
+            if let position { counts[position] += 1 }
+            rowPositions.append(position ?? -1)
+        }
+        var groups: [[Row]] = counts.map { count in
+            var group: [Row] = []
+            group.reserveCapacity(count)
+            return group
+        }
+        for (row, position) in zip(rows, rowPositions) where position >= 0 {
+            groups[position].append(row)
+        }
+        self.groups = groups
+    }
+
+    /// The rows of a parent's key (none for a NULL key, or a key without rows).
+    func rows(forKey key: [DatabaseValue]) -> [Row] {
+        guard !groups.isEmpty else { return [] }
+        let position = key.count == 1
+            ? Self.position(ofValue: key[0], integerKeys: integerKeys, valuePositions: valuePositions)
+            : positions[key]
+        return position.map { groups[$0] } ?? []
+    }
+
+    /// The position of a single-column key.
+    private static func position(ofValue value: DatabaseValue, integerKeys: IntegerKeyPositions?, valuePositions: [DatabaseValue: Int]) -> Int? {
+        guard let integerKeys else { return valuePositions[value] }
+        // Equal to an integer: an integer, or a double of the same value.
+        let integer: Int64
+        switch value.storage {
+        case .int64(let value): integer = value
+        case .double(let value):
+            guard let exact = Int64(exactly: value) else { return nil }
+            integer = exact
+        case .null, .string, .blob: return nil
+        }
+        return integerKeys.position(of: integer)
+    }
+}
+
+/// The positions of sorted, distinct integers: by a table indexed by value when they are
+/// close together (ids), by a binary search otherwise.
+private struct IntegerKeyPositions {
+    private let sorted: [Int64]
+    /// The smallest integer, and the position of each integer from it (-1: none), when the
+    /// integers span less than four times their number.
+    private let minimum: Int64
+    private let table: [Int32]?
+
+    init(_ sorted: [Int64]) {
+        self.sorted = sorted
+        minimum = sorted.first ?? 0
+        guard let first = sorted.first, let last = sorted.last, sorted.count < Int32.max else {
+            table = nil
+            return
+        }
+        let (span, overflow) = last.subtractingReportingOverflow(first)
+        guard !overflow, span < 4 * Int64(sorted.count) + 64 else {
+            table = nil
+            return
+        }
+        var table = [Int32](repeating: -1, count: Int(span) + 1)
+        for (position, integer) in sorted.enumerated() {
+            table[Int(integer - first)] = Int32(position)
+        }
+        self.table = table
+    }
+
+    func position(of integer: Int64) -> Int? {
+        if let table {
+            let (offset, overflow) = integer.subtractingReportingOverflow(minimum)
+            guard !overflow, offset >= 0, offset < table.count else { return nil }
+            let position = table[Int(offset)]
+            return position >= 0 ? Int(position) : nil
+        }
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] < integer { low = middle + 1 } else { high = middle }
+        }
+        return low < sorted.count && sorted[low] == integer ? low : nil
     }
 }
 

@@ -175,10 +175,19 @@ struct DecodingKeyMemo {
     var key: String
     var index: Int?
     var scope: Row??
-    /// For a key of a live row that is neither a column nor a scope: the type of the record
-    /// decoded for it from the row's own columns (`var book: Book` in a record of books and
-    /// their authors), once one was.
-    var decodesFromRow: ObjectIdentifier? = nil
+    /// For a key of a live row that is not a column: the record decoded for it the last
+    /// time, from a scope or from the row's own columns (`var book: Book` in a record of
+    /// books and their authors).
+    var record: RememberedRecord? = nil
+}
+
+/// A record a key of a live row decoded (see ``DecodingKeyMemo``): the next rows decode it
+/// the same way, without looking the key up as a column, a scope, or prefetched rows.
+struct RememberedRecord {
+    var type: ObjectIdentifier
+    var recordType: any FetchableRecord.Type
+    /// The scope the record was decoded from, or nil for the row's own columns.
+    var scope: Row?
 }
 
 /// Whether a type decoded from a row is a `FetchableRecord`, whether it is a database value,
@@ -312,6 +321,12 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     /// array of indexes at each value.)
     private let liveStatement: SQLiteStatement?
     private let liveBaseIndexes: [Int]?
+    /// Whether the container reads the copied rows of one fetch, one after the other.
+    private let sharesColumns: Bool
+    /// For a container of the copied rows of one fetch: the values of the current record's
+    /// row when they are in a block, read without going through the row (set when a record
+    /// starts decoding; the row outlives its record's decoding).
+    @exclusivity(unchecked) private var blockValues: UnsafePointer<DatabaseValue>?
 
 
     /// Whether the container remembers how keys resolve (columns, scopes), by the order of
@@ -349,6 +364,8 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         liveBaseIndexes = liveColumns?.baseIndexes
         remembersScopes = liveBaseIndexes != nil
         remembersKeys = remembersScopes || sharesColumns
+        self.sharesColumns = sharesColumns
+        blockValues = sharesColumns ? row.blockValues : nil
         switch Record.databaseColumnDecodingStrategy {
         case .useDefaultKeys:
             keyIndexes = nil
@@ -372,6 +389,7 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     func willDecodeRecord() {
         lookupOrdinal = 0
         lastLookupOrdinal = -1
+        if sharesColumns { blockValues = rowReference.row.blockValues }
     }
 
     @inline(__always)
@@ -486,6 +504,7 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         // (Not through `Row.decode(_:at:)`: its generic `Result` costs a metadata lookup per
         // value, in the records of copied rows. Inlined in the methods of each type, so that
         // `fromDatabaseValue` is specialized: generic, its `Optional<T>` result cost another.)
+        if let blockValues, let value = T.fromDatabaseValue(blockValues[index]) { return value }
         let dbValue = row.databaseValue(at: index)
         if let value = T.fromDatabaseValue(dbValue) { return value }
         throw mismatch(type, dbValue, index)
@@ -534,6 +553,18 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        // A live row: the key resolves as it did for the previous row (one lookup instead of
+        // three: column, scope, own columns).
+        if remembersScopes, let record = rememberedRecord(key, T.self) {
+            guard let scope = record.scope else {
+                do {
+                    return try decodeRecord(record.recordType, from: row, as: T.self)
+                } catch {
+                    throw ownColumnsError(error, type, key: key)
+                }
+            }
+            return try decodeRecord(record.recordType, from: scope, as: T.self)
+        }
         if let index = index(of: key) {
             return try decode(type, at: index, key: key)
         }
@@ -541,41 +572,53 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         // or a record read from the same columns (`var book: Book` in a record of books and
         // their authors).
         if let scope = scope(forKey: key) {
-            return try decode(type, fromRow: scope, key: key)
+            let value = try decode(type, fromRow: scope, key: key)
+            if remembersScopes { rememberRecord(key, T.self, scope: scope) }
+            return value
         }
-        // A live row has no prefetched rows, and its key resolved as it did for the
-        // previous record: straight to the row's own columns.
-        let decodesFromRow = remembersScopes && rememberedDecodesFromRow(key, T.self)
-        if !decodesFromRow {
-            if let rows = row.prefetchedRows[key.stringValue] {
-                return try decodePrefetched(type, from: rows, key: key)
-            }
-            // (Never the record's own type: that would recurse forever.)
-            if typeInfo(T.self).isValue || T.self == Record.self {
-                throw RowDecodingError.columnNotFound(key.stringValue, type: type, row: row, record: Record.self)
-            }
+        if let rows = row.prefetchedRows[key.stringValue] {
+            return try decodePrefetched(type, from: rows, key: key)
+        }
+        // (Never the record's own type: that would recurse forever.)
+        if typeInfo(T.self).isValue || T.self == Record.self {
+            throw RowDecodingError.columnNotFound(key.stringValue, type: type, row: row, record: Record.self)
         }
         do {
             let value = try decode(type, fromRow: row, key: key)
-            if remembersScopes && !decodesFromRow { rememberDecodesFromRow(key, T.self) }
+            if remembersScopes { rememberRecord(key, T.self, scope: nil) }
             return value
         } catch {
-            // The message is made only here: it lists the row's columns.
-            let notFound = RowDecodingError.columnNotFound(key.stringValue, type: type, row: row, record: Record.self)
-            throw RowDecodingError(description: "\(notFound.description); decoding \(T.self) from the row's own columns failed too: \(error)")
+            throw ownColumnsError(error, type, key: key)
         }
     }
 
-    /// Whether the last lookup, of `key`, decoded a `T` from the row's own columns the
-    /// last time.
-    private func rememberedDecodesFromRow<T>(_ key: Key, _ type: T.Type) -> Bool {
-        guard lastLookupOrdinal >= 0, lastLookupOrdinal < keyMemos.count else { return false }
-        return keyMemos[lastLookupOrdinal].decodesFromRow == ObjectIdentifier(T.self) && memo(at: lastLookupOrdinal, isFor: key)
+    /// The error of a record that is neither a column nor a scope, and that failed to decode
+    /// from the row's own columns. (The message is made only here: it lists the row's
+    /// columns.)
+    private func ownColumnsError<T>(_ error: any Error, _ type: T.Type, key: Key) -> RowDecodingError {
+        let notFound = RowDecodingError.columnNotFound(key.stringValue, type: type, row: row, record: Record.self)
+        return RowDecodingError(description: "\(notFound.description); decoding \(T.self) from the row's own columns failed too: \(error)")
     }
 
-    private func rememberDecodesFromRow<T>(_ key: Key, _ type: T.Type) {
-        guard memo(at: lastLookupOrdinal, isFor: key) else { return }
-        keyMemos[lastLookupOrdinal].decodesFromRow = ObjectIdentifier(T.self)
+    /// The record the next lookup, of `key`, decoded as a `T` for the previous row, if any:
+    /// the lookup is then done.
+    private func rememberedRecord<T>(_ key: Key, _ type: T.Type) -> RememberedRecord? {
+        let ordinal = lookupOrdinal
+        guard ordinal < keyMemos.count,
+              let record = keyMemos[ordinal].record,
+              record.type == ObjectIdentifier(T.self),
+              keyMemos[ordinal].key == key.stringValue
+        else { return nil }
+        lookupOrdinal = ordinal + 1
+        lastLookupOrdinal = ordinal
+        return record
+    }
+
+    /// Remembers that the last lookup, of `key`, decoded a `T` from `scope` (nil: from the
+    /// row's own columns), when `T` is a record.
+    private func rememberRecord<T>(_ key: Key, _ type: T.Type, scope: Row?) {
+        guard memo(at: lastLookupOrdinal, isFor: key), let recordType = typeInfo(T.self).fetchable else { return }
+        keyMemos[lastLookupOrdinal].record = RememberedRecord(type: ObjectIdentifier(T.self), recordType: recordType, scope: scope)
     }
 
     /// Decodes a record from a whole row (a scope, or the row itself), for `key`.

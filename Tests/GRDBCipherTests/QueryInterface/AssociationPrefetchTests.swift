@@ -298,6 +298,30 @@ struct AssociationPrefetchTests {
         }
     }
 
+    @Test func prefetchedRowsGroupByValueAcrossStorageClasses() throws {
+        try withMusic { db, _ in
+            // Keys without column affinity keep their storage class: a child key stored as a
+            // double equals an integer parent key, as in SQL; text does not.
+            try db.execute(sql: """
+                CREATE TABLE parent (id PRIMARY KEY);
+                CREATE TABLE child (id INTEGER PRIMARY KEY, parentId REFERENCES parent(id));
+                INSERT INTO parent VALUES (1), (2), (3), ('a'), (2.5);
+                INSERT INTO child VALUES (1, 1.0), (2, 2), (3, 1), (4, 'a'), (5, 2.5), (6, 3.0);
+                """)
+            let parents = Table("parent")
+            let children = parents.hasMany(Table("child"))
+            func childIds(_ request: QueryInterfaceRequest<Row>) throws -> [[Int64]?] {
+                try request.fetchAll(db).map { $0.prefetchedRows["children"]?.map { $0["id"] as Int64 } }
+            }
+            // Integer parent keys only.
+            let integers = parents.including(all: children.order(Column("id"))).filter(sql: "typeof(id) = 'integer'").order(Column("id"))
+            #expect(try childIds(integers) == [[1, 3], [2], [6]])
+            // Integer, real and text keys.
+            let mixed = parents.including(all: children.order(Column("id"))).order(sql: "rowid")
+            #expect(try childIds(mixed) == [[1, 3], [2], [6], [4], [5]])
+        }
+    }
+
     @Test func prefetchNeedsTheKeyColumns() throws {
         try withMusic { db, _ in
             let request = APComposer.select(Column("name")).including(all: APComposer.pieces)
