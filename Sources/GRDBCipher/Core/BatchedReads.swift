@@ -23,7 +23,7 @@ final class BatchedReads: @unchecked Sendable {
     /// the batch from starting. It handles its own errors. It returns what it has left to do
     /// once the batch's reader is released (reducing and delivering a fetched value, say), if
     /// anything: that runs after the reads of the whole batch, in the order of the jobs.
-    typealias Job = @Sendable (Result<Database, any Error>) -> (@Sendable () -> Void)?
+    typealias Job = @Sendable (Result<Database, any Error>) -> AfterRelease?
     typealias AfterRelease = @Sendable () -> Void
 
     private struct State {

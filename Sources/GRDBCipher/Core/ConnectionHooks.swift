@@ -603,20 +603,25 @@ final class ConnectionHooks {
         // ended a transaction (no transaction effect, and the hooks saw no commit or rollback),
         // run while no other statement had observers' interest, with no observer's interest
         // to forget and no observer to let go.
-        if !statement.hasTransactionEffect && !didCommit && !didRollback && commitError == nil
-            && execution.savedInterestKey == 0 && interested.isEmpty && retiredObservers.isEmpty
-        {
+        if endedNoTransaction(statement, execution) && interested.isEmpty && retiredObservers.isEmpty {
             executionDepth -= 1
             return error
         }
         return didExecuteTracked(statement, execution, error: error)
     }
 
+    /// The statement neither began nor ended a transaction (no transaction effect, and the
+    /// hooks saw no commit or rollback), and no execution that ran before waits for its
+    /// interest back.
+    @inline(__always)
+    private func endedNoTransaction(_ statement: Statement, _ execution: Execution) -> Bool {
+        !statement.hasTransactionEffect && !didCommit && !didRollback && commitError == nil
+            && execution.savedInterestKey == 0
+    }
+
     private func didExecuteTracked(_ statement: Statement, _ execution: Execution, error: (any Error)?) -> (any Error)? {
         executionDepth -= 1
-        if !statement.hasTransactionEffect && !didCommit && !didRollback && commitError == nil
-            && execution.savedInterestKey == 0
-        {
+        if endedNoTransaction(statement, execution) {
             if !interested.isEmpty { interested = [] }
             forgetRetiredObserversIfIdle()
             return error
@@ -912,4 +917,3 @@ private enum NotifyingHooks {
         }
     }
 }
-

@@ -192,10 +192,10 @@ public final class DatabasePool: DatabaseWriter {
     private static func batchReaderAccess(
         readers: ReaderPool,
         qos: DispatchQoS.QoSClass,
-        _ access: @escaping @Sendable (Result<Database, any Error>) -> (@Sendable () -> Void)?)
+        _ access: @escaping @Sendable (Result<Database, any Error>) -> BatchedReads.AfterRelease?)
     {
         DispatchQueue.global(qos: qos).async {
-            let afterRelease: (@Sendable () -> Void)?
+            let afterRelease: BatchedReads.AfterRelease?
             do {
                 let lease = try readers.acquire()
                 defer { readers.release(lease) }

@@ -78,19 +78,14 @@ struct RowCopier {
             let start = block.appendRow(of: sqliteStatement)
             return Row(block: block, start: start)
         }
-        switch row.storage {
-        case .statement(let statement):
-            let block = blockWithRoom(columnsOf: row)
-            let start = block.appendRow(of: statement.sqliteStatement)
-            return Row(block: block, start: start)
-        case .adapted(let base, let layout) where base.isFetched:
+        // (A `.statement` row always has its `sqliteStatement`: handled above.)
+        if case .adapted(let base, let layout) = row.storage, base.isFetched {
             // The adapted rows of the fetch have the same columns too.
             let copy = Row(base: self.copy(base), layout: layout)
             copy.extras.sharedDecoders = sharedDecoders
             return copy
-        case .values, .block, .adapted:
-            return row.copy()
         }
+        return row.copy()
     }
 
     /// A block with room for a row of the columns of `row`, a live row of the fetch.

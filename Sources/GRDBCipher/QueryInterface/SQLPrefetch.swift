@@ -175,7 +175,7 @@ extension SQLPrefetch {
     }
 
     /// The integers of single-column keys that are integers or NULL (skipped), or nil.
-    private static func singleIntegers(_ keys: [[DatabaseValue]]) -> [Int64]? {
+    fileprivate static func singleIntegers(_ keys: [[DatabaseValue]]) -> [Int64]? {
         var integers: [Int64] = []
         integers.reserveCapacity(keys.count)
         for key in keys {
@@ -204,12 +204,8 @@ private struct PrefetchGroups {
     private let groups: [[Row]]
 
     init(keys: [[DatabaseValue]], rows: [Row], keyNames: [String]) {
-        var integers: [Int64]? = []
-        integers?.reserveCapacity(keys.count)
-        for key in keys {
-            guard key.count == 1, case .int64(let integer) = key[0].storage else { integers = nil; break }
-            integers?.append(integer)
-        }
+        // (The keys hold no NULL.)
+        let integers = SQLPrefetch.singleIntegers(keys)
         let integerKeys = integers.map(IntegerKeyPositions.init)
         self.integerKeys = integerKeys
         var valuePositions: [DatabaseValue: Int] = [:]
