@@ -38,6 +38,8 @@ let package = Package(
         .executableTarget(
             name: "BenchmarkDriver",
             dependencies: ["BenchmarkSupport"]),
+        // The floor of `Decodable` decoding for W9 and W10's records (see its main.swift).
+        .executableTarget(name: "DecodableFloor"),
     ],
     swiftLanguageModes: [.v6]
 )

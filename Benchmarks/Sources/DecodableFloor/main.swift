@@ -1,0 +1,161 @@
+// The floor of `Decodable` decoding for the record shapes of W9 and W10: what the standard
+// library's keyed containers cost by themselves, with a decoder that does no work at all. Its
+// containers return constant values (no database, no string made), and it keeps one container
+// per key type, as GRDBCipher's decoder does, so that no container is allocated per record.
+//
+// A library that decodes W10's `BookInfo` through its `Decodable` implementation pays at least
+// this on top of what raw C pays (stepping SQLite, reading columns, making strings): with raw C
+// at 66 M instructions for W10, a floor above 40 M puts a ratio of 1.6 out of reach.
+//
+// Run (instructions counted in the measured functions only):
+//   swift build -c release --product DecodableFloor
+//   valgrind --tool=callgrind --toggle-collect='*floorW10*' .build/release/DecodableFloor w10
+//   valgrind --tool=callgrind --toggle-collect='*floorW9*' .build/release/DecodableFloor w9
+// Without valgrind, it prints the median time of 7 rounds of each.
+import Foundation
+
+/// The records of W9 and W10, with the same properties as in the benchmarks.
+struct Author: Decodable {
+    var id: Int
+    var name: String
+    var country: String
+}
+
+struct Book: Decodable {
+    var id: Int
+    var authorId: Int
+    var title: String
+    var year: Int
+}
+
+struct BookInfo: Decodable {
+    var book: Book
+    var author: Author
+}
+
+/// W9's `AuthorInfo` without its array of books (the library decodes the array from
+/// prefetched rows without `Decodable`): its books are decoded one by one beside it.
+struct AuthorHeader: Decodable {
+    var author: Author
+}
+
+/// A keyed container kept by the decoder, by key type.
+class KeptContainer {
+    let keyType: ObjectIdentifier
+
+    init(keyType: ObjectIdentifier) {
+        self.keyType = keyType
+    }
+}
+
+final class TypedKeptContainer<Key: CodingKey>: KeptContainer {
+    let container: KeyedDecodingContainer<Key>
+
+    init(_ container: KeyedDecodingContainer<Key>) {
+        self.container = container
+        super.init(keyType: ObjectIdentifier(Key.self))
+    }
+}
+
+/// A decoder that reads nothing.
+final class FloorDecoder: Decoder {
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    /// The string every string value is (a copy is a retain, no string is made).
+    let text = String(repeating: "t", count: 24)
+    private var kept: [KeptContainer] = []
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        let keyType = ObjectIdentifier(Key.self)
+        for container in kept where container.keyType == keyType {
+            return unsafeDowncast(container, to: TypedKeptContainer<Key>.self).container
+        }
+        let container = KeyedDecodingContainer(FloorContainer<Key>(decoder: self))
+        kept.append(TypedKeptContainer(container))
+        return container
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        throw DecodingError.typeMismatch([Any].self, .init(codingPath: [], debugDescription: "no arrays"))
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        throw DecodingError.typeMismatch(Any.self, .init(codingPath: [], debugDescription: "no single values"))
+    }
+}
+
+/// A keyed container that reads nothing: a class, copied by one retain.
+final class FloorContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    unowned let decoder: FloorDecoder
+
+    init(decoder: FloorDecoder) {
+        self.decoder = decoder
+    }
+
+    var codingPath: [any CodingKey] { [] }
+    var allKeys: [Key] { [] }
+    func contains(_ key: Key) -> Bool { true }
+    func decodeNil(forKey key: Key) throws -> Bool { false }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { 1 }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { decoder.text }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try T(from: decoder) }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        try decoder.container(keyedBy: type)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        try decoder.unkeyedContainer()
+    }
+
+    func superDecoder() throws -> any Decoder { decoder }
+    func superDecoder(forKey key: Key) throws -> any Decoder { decoder }
+}
+
+/// W10's records: 20,000 `BookInfo`.
+@inline(never)
+func floorW10(_ decoder: FloorDecoder) throws -> Int {
+    var infos: [BookInfo] = []
+    infos.reserveCapacity(20_000)
+    for _ in 0..<20_000 {
+        infos.append(try BookInfo(from: decoder))
+    }
+    return infos.count
+}
+
+/// W9's records: 2,000 authors in their `AuthorInfo`, 20,000 books.
+@inline(never)
+func floorW9(_ decoder: FloorDecoder) throws -> Int {
+    var authors: [AuthorHeader] = []
+    authors.reserveCapacity(2_000)
+    var books: [Book] = []
+    books.reserveCapacity(20_000)
+    for _ in 0..<2_000 {
+        authors.append(try AuthorHeader(from: decoder))
+        for _ in 0..<10 {
+            books.append(try Book(from: decoder))
+        }
+    }
+    return authors.count + books.count
+}
+
+func medianTime(_ body: () throws -> Int) rethrows -> Double {
+    var times: [Double] = []
+    for _ in 0..<7 {
+        let start = DispatchTime.now().uptimeNanoseconds
+        _ = try body()
+        times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+    }
+    return times.sorted()[times.count / 2]
+}
+
+let decoder = FloorDecoder()
+switch CommandLine.arguments.dropFirst().first {
+case "w10":
+    print(try floorW10(decoder))
+case "w9":
+    print(try floorW9(decoder))
+default:
+    print("W10 floor: \(String(format: "%.2f", try medianTime { try floorW10(decoder) })) ms")
+    print("W9 floor: \(String(format: "%.2f", try medianTime { try floorW9(decoder) })) ms")
+}
