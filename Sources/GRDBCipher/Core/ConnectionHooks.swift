@@ -156,6 +156,17 @@ final class ConnectionHooks {
             preconditionFailure("abstract")
         }
 
+        /// `databaseWillCommit()`, called without retaining the observer: only while held.
+        func heldObserverWillCommit() throws {
+            preconditionFailure("abstract")
+        }
+
+        /// `databaseDidCommit(_:)` or `databaseDidRollback(_:)`, called without retaining the
+        /// observer: only while held.
+        func heldObserverDidEnd(_ end: TransactionEnd, _ db: Database) {
+            preconditionFailure("abstract")
+        }
+
         /// Forgets the observer: nothing buffered for it is delivered any longer.
         func invalidate() {
             weakObserver = nil
@@ -180,6 +191,20 @@ final class ConnectionHooks {
         override func heldObserverDidChange(with event: DatabaseEvent) {
             reference._withUnsafeGuaranteedRef { $0.databaseDidChange(with: event) }
         }
+
+        override func heldObserverWillCommit() throws {
+            try reference._withUnsafeGuaranteedRef { try $0.databaseWillCommit() }
+        }
+
+        override func heldObserverDidEnd(_ end: TransactionEnd, _ db: Database) {
+            reference._withUnsafeGuaranteedRef { $0.databaseDidEnd(end, db) }
+        }
+    }
+
+    /// How a transaction ended, for its observers.
+    enum TransactionEnd {
+        case commit
+        case rollback
     }
 
     /// What the observers wanted of the changes of the statement that computed it last
@@ -268,14 +293,38 @@ final class ConnectionHooks {
     /// its own callback, or from a statement run by another's. Its entry's strong reference is
     /// then kept until the statement (or the asking) ends.
     private func retireIfCalledUnretained(_ entry: Entry) {
-        if executionDepth > 0 || askingDepth > 0, let held = entry.strongObserver {
+        if mayCallUnretained, let held = entry.strongObserver {
             retiredObservers.append(held)
         }
     }
 
     /// Forgets the retired observers once no unretained call can be in progress.
     private func forgetRetiredObserversIfIdle() {
-        if !retiredObservers.isEmpty && executionDepth == 0 && askingDepth == 0 { retiredObservers = [] }
+        if !retiredObservers.isEmpty && !mayCallUnretained { retiredObservers = [] }
+    }
+
+    /// Whether an observer may be in a call made without retaining it: a statement runs (its
+    /// update hook), observers are asked about a statement, or told that a transaction commits
+    /// or ended.
+    private var mayCallUnretained: Bool {
+        executionDepth > 0 || askingDepth > 0 || notifyingDepth > 0
+    }
+
+    /// How many loops tell observers that a transaction commits or ended (nested when a
+    /// callback runs a transaction).
+    @exclusivity(unchecked) private var notifyingDepth = 0
+
+    /// Calls `body` with each entry of `list`, which the caller keeps alive, without retaining
+    /// the entries.
+    @inline(__always)
+    private func forEachUnretained(_ list: [Entry], _ body: (Entry) throws -> Void) rethrows {
+        try list.withUnsafeBufferPointer { buffer in
+            try buffer.withMemoryRebound(to: Unmanaged<Entry>.self) { entries in
+                for entry in entries {
+                    try entry._withUnsafeGuaranteedRef(body)
+                }
+            }
+        }
     }
 
     func stopObservingChanges(of observer: some TransactionObserver) {
@@ -664,9 +713,9 @@ final class ConnectionHooks {
             savepoints = []
         }
         if committed && (execution.notifies || !entries.isEmpty) {
-            transactionDidEnd { $0.databaseDidCommit(self.database) }
+            transactionDidEnd(.commit)
         } else if rolledBack && execution.notifies {
-            transactionDidEnd { $0.databaseDidRollback(self.database) }
+            transactionDidEnd(.rollback)
         }
         if holdsObservers && !databaseIsInsideTransaction { releaseHeldObservers() }
         forgetRetiredObserversIfIdle()
@@ -732,9 +781,19 @@ final class ConnectionHooks {
         let pending = savepoints.flatMap(\.events)
         for index in savepoints.indices { savepoints[index].events = [] }
         deliver(pending)
+        // The list as it is now, kept alive through the loop. An observer removed by an
+        // earlier one's callback is invalidated, and skipped; one held for the transaction is
+        // called without retaining it (one let go meanwhile is retired until the loop ends).
+        let notified = entries
+        notifyingDepth += 1
+        defer { notifyingDepth -= 1 }
         try notifying {
-            for entry in entries {
-                try entry.observer?.databaseWillCommit()
+            try forEachUnretained(notified) { entry in
+                if entry.isHeld {
+                    try entry.heldObserverWillCommit()
+                } else {
+                    try entry.weakObserver?.databaseWillCommit()
+                }
             }
         }
     }
@@ -749,28 +808,37 @@ final class ConnectionHooks {
     }
 
     /// Tells the observers the transaction ended, then forgets the `.nextTransaction` ones.
-    private func transactionDidEnd(_ notify: (any TransactionObserver) -> Void) {
+    private func transactionDidEnd(_ end: TransactionEnd) {
+        // The list as it is now, kept alive through the loop (observers added by a callback
+        // hear of the next transaction). An observer held strongly (for the transaction, or for
+        // good) is called without retaining it: a statement run by one observer's callback may
+        // end a transaction, which lets go of the observers held for this one, and they are
+        // then retired until the loop ends. An observer removed by an earlier one's callback
+        // is invalidated, and skipped.
         let notified = entries
-        // Held strongly through the loop: a statement run by one observer's callback may end
-        // a transaction, which lets go of the observers held for this one.
-        let observers = notified.map(\.observer)
+        let database = self.database!
         var someAreGone = false
+        var endsExtents = false
+        notifyingDepth += 1
         notifying {
-            for (entry, observer) in zip(notified, observers) {
-                // Skips the observers removed by an earlier one's callback.
-                if let observer, entry.observer != nil {
-                    notify(observer)
+            forEachUnretained(notified) { entry in
+                if entry.extent == .nextTransaction { endsExtents = true }
+                if entry.isHeld {
+                    entry.heldObserverDidEnd(end, database)
+                } else if let observer = entry.weakObserver {
+                    observer.databaseDidEnd(end, database)
                 } else {
                     someAreGone = true
                 }
             }
         }
+        notifyingDepth -= 1
         // After the callbacks: a stop asked from `databaseDidCommit` is about the transaction
         // that just ended.
-        for entry in notified {
+        forEachUnretained(notified) { entry in
             entry.ignoresChangesUntilTransactionEnd = false
         }
-        guard someAreGone || notified.contains(where: { $0.extent == .nextTransaction }) else { return }
+        guard someAreGone || endsExtents else { return }
         let ended = notified.filter { $0.extent == .nextTransaction }
         // Invalidated, so that an outer notification loop (a transaction run from a
         // `databaseDidCommit`, such as an observation's fetch in a savepoint) skips them.
@@ -914,6 +982,17 @@ private enum NotifyingHooks {
         }
         set {
             pthread_setspecific(key, newValue.map { Unmanaged.passUnretained($0).toOpaque() })
+        }
+    }
+}
+
+extension TransactionObserver {
+    /// `databaseDidCommit(_:)` or `databaseDidRollback(_:)`.
+    @inline(__always)
+    fileprivate func databaseDidEnd(_ end: ConnectionHooks.TransactionEnd, _ db: Database) {
+        switch end {
+        case .commit: databaseDidCommit(db)
+        case .rollback: databaseDidRollback(db)
         }
     }
 }

@@ -255,14 +255,17 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
     /// another fetch when this one is done. The fetches of the pool's observations that wait
     /// together run together, in one read transaction (``BatchedReads``).
     private func fetchInReader(afterChange: Bool) {
-        let (pool, isCancelled) = state.update { state -> (DatabasePool?, Bool) in
-            if state.isCancelled { return (nil, true) }
+        // (The pool through a captured variable: a tuple result cost a lookup of its type.)
+        var pool: DatabasePool?
+        let isCancelled = state.update { state -> Bool in
+            if state.isCancelled { return true }
             if state.isFetching {
                 state.needsFetch = true
-                return (nil, false)
+                return false
             }
             state.isFetching = true
-            return (state.readerPool, false)
+            pool = state.readerPool
+            return false
         }
         if afterChange && !isCancelled { events.databaseDidChange?() }
         guard let pool else { return }
@@ -370,10 +373,16 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
     }
 
     func databaseDidChange(with event: DatabaseEvent) {
-        if region.isModified(by: event) {
-            isModified = true
+        guard region.isModified(by: event) else { return }
+        if isModified || !fetchesInReaders {
+            // The next changes of the transaction cannot tell more. When fetches run in the
+            // readers of a pool, the stop waits for a second change: most transactions of an
+            // observed table make one, and the stop costs more than being told of a second.
+            // (A fetch on the writer stops at once: one that writes, with `requiresWriteAccess`,
+            // must not be told of its own changes.)
             stopObservingDatabaseChangesUntilNextTransaction()
         }
+        isModified = true
     }
 
     func databaseDidChange() {
@@ -385,13 +394,18 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
         startedInsideTransaction = false
         guard isModified else { return }
         isModified = false
-        refresh(db)
+        if fetchesInReaders {
+            // Checks the cancellation under the lock it takes anyway. (Not through
+            // `refresh(_:)`, whose generic fetch costs lookups of the reducer's types.)
+            fetchInReader(afterChange: true)
+        } else {
+            refresh(db)
+        }
     }
 
     /// On the writer, after a change of the region: fetches a fresh value.
     private func refresh(_ db: Database) {
         if fetchesInReaders {
-            // Checks the cancellation under the lock it takes anyway.
             fetchInReader(afterChange: true)
             return
         }

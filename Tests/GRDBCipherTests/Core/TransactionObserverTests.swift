@@ -803,6 +803,87 @@ struct TransactionObserverTests {
         #expect(try test.dbQueue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM owner") } == 2)
     }
 
+    /// Observers held for a transaction are told of its commit without being retained: one
+    /// that removes itself from `databaseWillCommit` or `databaseDidCommit`, its owner holding
+    /// it no longer, lives until its call returns; one removed by an earlier observer's
+    /// callback is not told; the others are told in order.
+    @Test func observersRemovedWhileToldOfTheCommit() throws {
+        let test = try makeQueue()
+        final class Remover: TransactionObserver {
+            let name: String
+            let log: LockedValue<[String]>
+            /// Removes itself from this callback.
+            let removesItselfIn: String?
+            /// Removes this observer from `databaseDidCommit`.
+            var removesOther: Remover?
+            unowned(unsafe) var db: Database?
+            let deinitialized = LockedValue(false)
+            init(_ name: String, log: LockedValue<[String]>, removesItselfIn: String? = nil) {
+                self.name = name
+                self.log = log
+                self.removesItselfIn = removesItselfIn
+            }
+            deinit { deinitialized.write(true) }
+            func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { true }
+            func databaseDidChange(with event: DatabaseEvent) {}
+            private func removeSelf(in callback: String) {
+                guard removesItselfIn == callback, let db else { return }
+                // Held by locals: readable even if the observer were gone.
+                let deinitialized = deinitialized
+                let log = log
+                let name = name
+                db.remove(transactionObserver: self)
+                log.update { $0.append("\(name) removed, gone: \(deinitialized.read())") }
+            }
+            func databaseWillCommit() throws {
+                log.update { $0.append("\(name) willCommit") }
+                removeSelf(in: "willCommit")
+            }
+            func databaseDidCommit(_ db: Database) {
+                log.update { $0.append("\(name) didCommit") }
+                if let other = removesOther {
+                    removesOther = nil
+                    db.remove(transactionObserver: other)
+                }
+                removeSelf(in: "didCommit")
+            }
+            func databaseDidRollback(_ db: Database) {}
+        }
+        let log = LockedValue<[String]>([])
+        var a: Remover? = Remover("a", log: log, removesItselfIn: "willCommit")
+        var b: Remover? = Remover("b", log: log, removesItselfIn: "didCommit")
+        var c: Remover? = Remover("c", log: log)
+        var d: Remover? = Remover("d", log: log)
+        let kept = Remover("e", log: log)
+        let gone = [a!.deinitialized, b!.deinitialized, c!.deinitialized, d!.deinitialized]
+        try test.dbQueue.inTransaction { db in
+            for observer in [a!, b!, c!, d!, kept] {
+                observer.db = db
+                db.add(transactionObserver: observer)
+            }
+            // c removes d when told of the commit.
+            c!.removesOther = d
+            // Asked, and held for the transaction; their owner lets them go.
+            try db.execute(sql: "INSERT INTO owner (id, name) VALUES (1, 'a')")
+            (a, b, c, d) = (nil, nil, nil, nil)
+            #expect(gone.allSatisfy { !$0.read() })
+            return .commit
+        }
+        #expect(log.read() == [
+            "a willCommit", "a removed, gone: false",
+            "b willCommit", "c willCommit", "d willCommit", "e willCommit",
+            "b didCommit", "b removed, gone: false",
+            "c didCommit", "e didCommit",
+        ])
+        // Once the commit is over, the observers nobody holds are gone.
+        #expect(gone.allSatisfy { $0.read() })
+        // The one still held hears of the next transaction, alone.
+        log.write([])
+        try test.dbQueue.write { db in try db.execute(sql: "INSERT INTO owner (id, name) VALUES (2, 'b')") }
+        #expect(log.read() == ["e willCommit", "e didCommit"])
+        withExtendedLifetime(kept) {}
+    }
+
     /// An observer that removes itself while asked, before another one is asked, about a
     /// statement of several kinds of change: the other keeps its own answers.
     @Test func observersChangedWhileAskedKeepTheirOwnAnswers() throws {
