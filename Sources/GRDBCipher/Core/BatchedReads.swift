@@ -15,9 +15,10 @@ import Foundation
 /// Under a continuous stream of commits, batches would run back to back, and take a core for
 /// themselves: on a small machine, from the writer that causes them. A batch that follows
 /// another one at once (jobs arrived while it ran) starts after a rest as long as the previous
-/// batch took (at most ``maximumRest``): the batches use at most about half of a core, each
-/// fetch covers more commits, and a value is late by at most the duration of one batch. A
-/// batch that starts when none runs starts at once.
+/// batch took, and at least ``minimumRest`` (1 ms; at most ``maximumRest``): the batches use at
+/// most about half of a core, and at most about a thousand a second run, each fetch covers
+/// more commits, and a value is late by at most the rest. A batch that starts when none runs
+/// starts at once: a commit that follows a quiet moment is seen without delay.
 final class BatchedReads: @unchecked Sendable {
     /// A job gets the connection inside the batch's transaction, or the error that prevented
     /// the batch from starting. It handles its own errors. It returns what it has left to do
@@ -34,6 +35,10 @@ final class BatchedReads: @unchecked Sendable {
     /// The longest rest between two batches, in nanoseconds: a slow batch does not delay the
     /// next values by as much again.
     static let maximumRest: UInt64 = 50_000_000
+
+    /// The shortest rest between two batches, in nanoseconds: under a stream of commits, at
+    /// most about a thousand batches a second, whatever their size.
+    static let minimumRest: UInt64 = 1_000_000
 
     private let state = LockedValue(State())
     private let maximumConcurrentBatches: Int
@@ -122,7 +127,7 @@ final class BatchedReads: @unchecked Sendable {
             }
             if continues {
                 // The rest before the next batch (see the type's documentation).
-                let rest = min(DispatchTime.now().uptimeNanoseconds &- started, Self.maximumRest)
+                let rest = min(max(DispatchTime.now().uptimeNanoseconds &- started, Self.minimumRest), Self.maximumRest)
                 DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(rest))) {
                     self.runBatch()
                 }

@@ -43,6 +43,25 @@ struct BatchedReadsTests {
         #expect(secondStart >= firstEnd + batchDuration - 1_000_000)
     }
 
+    @Test func aBatchThatFollowsAQuickOneRestsAtLeastTheMinimum() throws {
+        let batches = Self.makeBatches()
+        let times = LockedValue<(firstEnd: UInt64, secondStart: UInt64)>((0, 0))
+        let done = DispatchSemaphore(value: 0)
+        batches.schedule { _ in
+            batches.schedule { _ in
+                times.update { $0.secondStart = Self.now() }
+                done.signal()
+                return nil
+            }
+            times.update { $0.firstEnd = Self.now() }
+            return nil
+        }
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        let (firstEnd, secondStart) = times.read { $0 }
+        // A quick batch: the rest is the minimum (timers never fire early).
+        #expect(secondStart >= firstEnd + BatchedReads.minimumRest)
+    }
+
     @Test func aBatchThatStartsWhenNoneRunsRunsItsJobsAndTheirFollowUps() throws {
         let batches = Self.makeBatches()
         let events = LockedValue<[String]>([])
