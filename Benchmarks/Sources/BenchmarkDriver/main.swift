@@ -69,6 +69,7 @@ let workloads: [Workload] = [
     Workload(name: "W8-p99", label: "W8 same, 99th percentile", target: nil),
     Workload(name: "W9", label: "W9 2,000 authors × 10 books, `Author.including(all: Author.books)` into a `Decodable` `AuthorInfo`", target: 2.0),
     Workload(name: "W10", label: "W10 20,000 books, `Book.including(required: Book.author)` into a `Decodable` `BookInfo`", target: 1.6),
+    Workload(name: "W10-row", label: "W10 same, records with `init(row:)` written by hand (`row.decode(_:forKey:)` for the author)", target: 1.6),
     Workload(name: "W11-insert", label: "W11 FTS5: index 100,000 short documents, one transaction, reused statement", target: 1.20),
     Workload(name: "W11-match", label: "W11 FTS5: 1,000 `matching(FTS5Pattern(matchingAllTokensIn:))` queries, records fetched", target: 1.20),
     Workload(name: "OPEN", label: "OPEN open + first query + close, plaintext", target: nil),

@@ -24,6 +24,48 @@ struct Book: Codable, FetchableRecord, TableRecord {
     var year: Int
 }
 
+/// W10-row: the author of W10 with an `init(row:)` written by hand, as W3's records.
+struct PlainAuthor: FetchableRecord, TableRecord {
+    static let databaseTableName = "author"
+    var id: Int
+    var name: String
+    var country: String
+
+    init(row: Row) {
+        id = row["id"]
+        name = row["name"]
+        country = row["country"]
+    }
+}
+
+/// W10-row: the book of W10 with an `init(row:)` written by hand.
+struct PlainBook: FetchableRecord, TableRecord {
+    static let databaseTableName = "book"
+    static let author = belongsTo(PlainAuthor.self)
+    var id: Int
+    var authorId: Int
+    var title: String
+    var year: Int
+
+    init(row: Row) {
+        id = row["id"]
+        authorId = row["authorId"]
+        title = row["title"]
+        year = row["year"]
+    }
+}
+
+/// W10-row: a book and its author, from the joined row and its `author` scope.
+struct PlainBookInfo: FetchableRecord {
+    var book: PlainBook
+    var author: PlainAuthor
+
+    init(row: Row) throws {
+        book = PlainBook(row: row)
+        author = try row.decode(PlainAuthor.self, forKey: "author")
+    }
+}
+
 /// W9: an author and her books.
 struct AuthorInfo: Decodable, FetchableRecord {
     var author: Author
@@ -66,6 +108,18 @@ extension Library {
             infos = try dbQueue.read { db in try request.fetchAll(db) }
         }
         try verifyBooksWithAuthor(infos.map { ($0.book.id, $0.book.authorId, $0.book.title, $0.book.year, $0.author.id, $0.author.name, $0.author.country) }, "\(libraryName) W10")
+        return time
+    }
+
+    /// W10-row: `PlainBook.including(required: PlainBook.author)` into `PlainBookInfo`, whose
+    /// records decode their rows by hand.
+    static func booksWithAuthorByRow(_ dbQueue: DatabaseQueue) throws -> Double {
+        var infos: [PlainBookInfo] = []
+        let request = PlainBook.including(required: PlainBook.author).asRequest(of: PlainBookInfo.self)
+        let time = try measure {
+            infos = try dbQueue.read { db in try request.fetchAll(db) }
+        }
+        try verifyBooksWithAuthor(infos.map { ($0.book.id, $0.book.authorId, $0.book.title, $0.book.year, $0.author.id, $0.author.name, $0.author.country) }, "\(libraryName) W10-row")
         return time
     }
 }

@@ -125,6 +125,9 @@ func register(_ suite: BenchmarkSuite, directory: String) {
         suite.add("W9", mode, libraryName) { try Library.authorsWithBooks(try associationQueue.get()) }
         suite.add("W10", mode, rawName) { try RawC.booksWithAuthor(try rawAssociations.get()) }
         suite.add("W10", mode, libraryName) { try Library.booksWithAuthor(try associationQueue.get()) }
+        // W10-row: the same reads, records decoded by hand (raw C is W10's).
+        suite.add("W10-row", mode, rawName) { try RawC.booksWithAuthor(try rawAssociations.get()) }
+        suite.add("W10-row", mode, libraryName) { try Library.booksWithAuthorByRow(try associationQueue.get()) }
 
         // POOL: the Nth reader of a WAL database. The raw baseline opens a read-only
         // connection without key derivation: plaintext, or encrypted with a raw key (which is

@@ -43,6 +43,7 @@ extension Row {
     /// The scope named `name` of this row (not of its scopes), or nil. The scopes of a row
     /// that reads a live statement are made once, and change with it.
     func scope(named name: String) -> Row? {
+        if let last = lastLiveScope, last.name == name { return last.row }
         guard let (base, layout) = adaptedLayout, let scopeLayout = layout.scopes[name] else { return nil }
         guard base.isFetched else {
             let scope = Row(base: base, layout: scopeLayout)
@@ -53,9 +54,13 @@ extension Row {
             return scope
         }
         let extras = self.extras
-        if let scope = extras.liveScopeRows[name] { return scope }
+        if let scope = extras.liveScopeRows[name] {
+            extras.lastLiveScope = (name, scope)
+            return scope
+        }
         let scope = Row(base: base, layout: scopeLayout)
         extras.liveScopeRows[name] = scope
+        extras.lastLiveScope = (name, scope)
         return scope
     }
 

@@ -40,6 +40,22 @@ public final class Row {
     /// Valid as long as `storage` holds the statement.
     @usableFromInline let columnLookup: ColumnLookup?
 
+    /// For a row that reads a live statement through an adapter (a joined request), the
+    /// statement handle and the statement's column of each of the row's columns, for the
+    /// inlinable fast path; nil for other rows. Valid as long as `storage` holds the base row.
+    @usableFromInline let adaptedSQLiteStatement: SQLiteStatement?
+    @usableFromInline let adaptedBaseIndexes: [Int]?
+
+    /// For an adapted row: the column its next lookup by name tries first, the one after the
+    /// column the previous lookup found (a record reads its columns in order, and a live row
+    /// serves the records of every fetched row).
+    /// (Used on the connection's queue, by accesses that span no call.)
+    @exclusivity(unchecked) var lookupGuess = 0
+
+    /// For an adapted row: its layout's lists, unretained (`storage` holds them), for the
+    /// lookups by name.
+    private let adaptedLayoutStorage: Unmanaged<_RowLayout.Storage>?
+
     /// The number of columns in the row.
     public let count: Int
 
@@ -70,6 +86,9 @@ public final class Row {
         /// For a row that reads a live statement through an adapter: its scopes, made once, so
         /// that they keep their decoders from one fetched row to the next.
         @exclusivity(unchecked) var liveScopeRows: [String: Row] = [:]
+        /// The scope of `liveScopeRows` asked last: records read their scopes in the same
+        /// order on every fetched row, and the name compares in one step to the same literal.
+        @exclusivity(unchecked) var lastLiveScope: (name: String, row: Row)?
         /// For an adapted copied row of a `fetchAll`: the decoders that the rows of the fetch
         /// share (the rows of a block have their block's).
         @exclusivity(unchecked) var sharedDecoders: SharedRowDecoders?
@@ -89,6 +108,11 @@ public final class Row {
     /// See ``Extras/liveScopeRows``.
     var liveScopeRows: [String: Row] {
         optionalExtras?.liveScopeRows ?? [:]
+    }
+
+    /// See ``Extras/lastLiveScope``.
+    var lastLiveScope: (name: String, row: Row)? {
+        optionalExtras?.lastLiveScope
     }
 
     /// A decoder a live row keeps (see ``Extras/decoderCaches``).
@@ -140,12 +164,16 @@ public final class Row {
         optionalExtras.decoderCaches = []
         for scope in optionalExtras.liveScopeRows.values { scope.forgetDecoders() }
         optionalExtras.liveScopeRows = [:]
+        optionalExtras.lastLiveScope = nil
     }
 
     init(statement: Statement) {
         storage = .statement(statement)
         sqliteStatement = statement.sqliteStatement
         columnLookup = statement.columnLookup
+        adaptedSQLiteStatement = nil
+        adaptedBaseIndexes = nil
+        adaptedLayoutStorage = nil
         count = statement.columnCount
     }
 
@@ -154,6 +182,9 @@ public final class Row {
         storage = .values(columns: columns, values: values)
         sqliteStatement = nil
         columnLookup = nil
+        adaptedSQLiteStatement = nil
+        adaptedBaseIndexes = nil
+        adaptedLayoutStorage = nil
         count = columns.count
     }
 
@@ -162,6 +193,9 @@ public final class Row {
         storage = .block(block, start: start)
         sqliteStatement = nil
         columnLookup = nil
+        adaptedSQLiteStatement = nil
+        adaptedBaseIndexes = nil
+        adaptedLayoutStorage = nil
         count = block.columnCount
     }
 
@@ -170,6 +204,14 @@ public final class Row {
         storage = .adapted(base: base, layout: layout)
         sqliteStatement = nil
         columnLookup = nil
+        if case .statement(let statement) = base.storage {
+            adaptedSQLiteStatement = statement.sqliteStatement
+            adaptedBaseIndexes = layout.baseIndexes
+        } else {
+            adaptedSQLiteStatement = nil
+            adaptedBaseIndexes = nil
+        }
+        adaptedLayoutStorage = .passUnretained(layout.storage)
         count = layout.names.count
     }
 
@@ -305,6 +347,9 @@ public final class Row {
 
     @usableFromInline
     func copiedIndex(forColumn name: String) -> Int? {
+        if let adaptedLayoutStorage {
+            return adaptedLayoutStorage._withUnsafeGuaranteedRef { $0.index(ofColumn: name, guess: &lookupGuess) }
+        }
         switch storage {
         case .statement(let statement):
             return statement.index(ofColumn: name)
@@ -313,7 +358,7 @@ public final class Row {
         case .block(let block, _):
             return block.columns.firstIndex { $0.equalsIgnoringASCIICase(name) }
         case .adapted(_, let layout):
-            return layout.index(ofColumn: name)
+            return layout.index(ofColumn: name, guess: &lookupGuess)
         }
     }
 
@@ -366,6 +411,11 @@ extension Row {
     public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ index: Int) -> Value {
         if let sqliteStatement, index >= 0, index < count,
            let value = Row.liveValue(Value.self, sqliteStatement, CInt(index)) {
+            return value
+        }
+        // A joined row: straight from the statement's column too.
+        if let adaptedSQLiteStatement, index >= 0, index < count,
+           let value = Row.liveValue(Value.self, adaptedSQLiteStatement, CInt(adaptedBaseIndexes.unsafelyUnwrapped[index])) {
             return value
         }
         return fastDecodeOrFatal(Value.self, at: checkedIndex(index))

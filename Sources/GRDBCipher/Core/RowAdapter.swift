@@ -23,18 +23,73 @@ public protocol RowAdapter: Sendable {
 /// Implementation detail of ``RowAdapter``: a list of named columns, each one a column of the
 /// unadapted row, and named scopes, themselves layouts of the unadapted row.
 public struct _RowLayout: Sendable {
+    /// The layout's lists, in one object: a row holds its layout, and rows copy it as one
+    /// reference (the four lists were retained and released at each lookup by name).
+    final class Storage: Sendable {
+        let names: [String]
+        let baseIndexes: [Int]
+        let scopes: [String: _RowLayout]
+        let leftmost: [Int]
+
+        init(names: [String], baseIndexes: [Int], scopes: [String: _RowLayout], leftmost: [Int]) {
+            self.names = names
+            self.baseIndexes = baseIndexes
+            self.scopes = scopes
+            self.leftmost = leftmost
+        }
+
+        func index(ofColumn name: String) -> Int? {
+            // Most lookups spell a name as the SQL does: an exact comparison (one step for
+            // the same literal) finds it without folding cases.
+            for index in names.indices where names[index] == name { return leftmost[index] }
+            return names.firstIndex { $0.equalsIgnoringASCIICase(name) }
+        }
+
+        /// `index(ofColumn:)`, trying the column `guess` first; `guess` becomes the column
+        /// after the one found (records read their columns in order, row after row).
+        func index(ofColumn name: String, guess: inout Int) -> Int? {
+            if guess < names.count && names[guess] == name {
+                let found = leftmost[guess]
+                guess &+= 1
+                return found
+            }
+            for index in names.indices where names[index] == name {
+                guess = index &+ 1
+                return leftmost[index]
+            }
+            return names.firstIndex { $0.equalsIgnoringASCIICase(name) }
+        }
+    }
+
+    let storage: Storage
+
     /// Column names, from left to right.
-    let names: [String]
+    var names: [String] { storage.names }
     /// For each column, its index in the unadapted row.
-    let baseIndexes: [Int]
+    var baseIndexes: [Int] { storage.baseIndexes }
     /// Layouts of the scopes, by name.
-    let scopes: [String: _RowLayout]
+    var scopes: [String: _RowLayout] { storage.scopes }
+    /// For each column, the index of the leftmost column with the same name ignoring case.
+    var leftmost: [Int] { storage.leftmost }
 
     init(names: [String], baseIndexes: [Int], scopes: [String: _RowLayout] = [:]) {
         assert(names.count == baseIndexes.count)
-        self.names = names
-        self.baseIndexes = baseIndexes
-        self.scopes = scopes
+        storage = Storage(names: names, baseIndexes: baseIndexes, scopes: scopes, leftmost: Self.leftmostIndexes(names))
+    }
+
+    private static func leftmostIndexes(_ names: [String]) -> [Int] {
+        if names.count <= 16 {
+            return names.indices.map { index in
+                names.firstIndex { $0.equalsIgnoringASCIICase(names[index]) } ?? index
+            }
+        }
+        var first: [String: Int] = [:]
+        return names.indices.map { index in
+            let folded = names[index].asciiLowercased()
+            if let leftmost = first[folded] { return leftmost }
+            first[folded] = index
+            return index
+        }
     }
 
     /// The columns of an unadapted row.
@@ -44,7 +99,13 @@ public struct _RowLayout: Sendable {
 
     /// The leftmost column named `name`, compared case-insensitively.
     func index(ofColumn name: String) -> Int? {
-        names.firstIndex { $0.equalsIgnoringASCIICase(name) }
+        storage.index(ofColumn: name)
+    }
+
+    /// The leftmost column named `name`, compared case-insensitively, trying the column
+    /// `guess` first (see ``Row/lookupGuess``).
+    func index(ofColumn name: String, guess: inout Int) -> Int? {
+        storage.index(ofColumn: name, guess: &guess)
     }
 
     /// The columns in `range`, without scopes.
