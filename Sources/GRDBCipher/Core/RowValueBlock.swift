@@ -17,7 +17,7 @@ final class RowValueBlock {
     let sharedDecoders: SharedRowDecoders
     private let values: UnsafeMutablePointer<DatabaseValue>
     /// The number of rows the block can hold, and the number it holds.
-    private let rowCapacity: Int
+    let rowCapacity: Int
     private(set) var rowCount = 0
 
     init(columns: [String], sharedDecoders: SharedRowDecoders) {
@@ -58,6 +58,13 @@ final class RowValueBlock {
         values[position]
     }
 
+    /// The integer at `position`, if the value is an integer (without copying the value).
+    @inline(__always)
+    func integer(at position: Int) -> Int64? {
+        if case .int64(let integer) = values[position].storage { return integer }
+        return nil
+    }
+
     /// The values from `position`, valid as long as the block is.
     func values(from position: Int) -> UnsafePointer<DatabaseValue> {
         UnsafePointer(values + position)
@@ -86,6 +93,14 @@ struct RowCopier {
             return copy
         }
         return row.copy()
+    }
+
+    /// Copies the values of `row`, a live unadapted row of the fetch, without making a row:
+    /// returns the block that holds them, as the last of its rows.
+    mutating func copyValues(of row: Row) -> RowValueBlock {
+        let block = blockWithRoom(columnsOf: row)
+        _ = block.appendRow(of: row.sqliteStatement!)
+        return block
     }
 
     /// A block with room for a row of the columns of `row`, a live row of the fetch.

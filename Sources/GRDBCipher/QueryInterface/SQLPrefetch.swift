@@ -33,7 +33,7 @@ extension SQLQuery {
             }
             try join.relation.prefetch(db, into: scopes)
             for (parent, scope) in zip(parents, scopes) {
-                parent.scopePrefetches[join.key] = Row.PrefetchedScope(rows: scope.prefetchedRowsStorage, scopes: scope.scopePrefetches)
+                parent.scopePrefetches[join.key] = Row.PrefetchedScope(entries: scope.prefetchedEntries, scopes: scope.scopePrefetches)
             }
         }
     }
@@ -114,7 +114,7 @@ extension SQLPrefetch {
                 return false
             }
         }
-        var childRows: [Row] = []
+        var childRows = PrefetchQueryRows()
         if !keys.isEmpty {
             let rightColumns = mapping.map(\.right)
             let pivotAlias = association.steps[0].relation.alias
@@ -165,12 +165,14 @@ extension SQLPrefetch {
             } else {
                 query.selection += keySelection
             }
-            childRows = try Row.fetchAll(db, QueryInterfaceRequest<Row>(query: query))
+            childRows = try PrefetchQueryRows.fetch(db, QueryInterfaceRequest<Row>(query: query))
         }
-        // The rows of each key, in the order of the query, for each parent.
+        // The rows of each key, in the order of the query, for each parent: the parents share
+        // the store of the rows.
         let groups = PrefetchGroups(keys: keys, rows: childRows, keyNames: mapping.map { "grdb_\($0.right)" })
+        let store = groups.store
         for (row, key) in zip(parentRows, parentKeys) {
-            row.prefetchedRowsStorage[self.key] = groups.rows(forKey: key)
+            row.setPrefetchedGroup(PrefetchedGroup(store: store, index: groups.position(forKey: key) ?? -1), forKey: self.key)
         }
     }
 
@@ -200,10 +202,10 @@ private struct PrefetchGroups {
     /// `integerKeys`: by value for single-column keys, by array of values for composite keys.
     private let valuePositions: [DatabaseValue: Int]
     private let positions: [[DatabaseValue]: Int]
-    /// The rows of each key, by position among the parents' distinct keys.
-    private let groups: [[Row]]
+    /// The rows, grouped by position among the parents' distinct keys.
+    let store: PrefetchedRowStore
 
-    init(keys: [[DatabaseValue]], rows: [Row], keyNames: [String]) {
+    init(keys: [[DatabaseValue]], rows: PrefetchQueryRows, keyNames: [String]) {
         // (The keys hold no NULL.)
         let integers = SQLPrefetch.singleIntegers(keys)
         let integerKeys = integers.map(IntegerKeyPositions.init)
@@ -221,49 +223,47 @@ private struct PrefetchGroups {
         }
         self.valuePositions = valuePositions
         self.positions = positions
-        guard let firstRow = rows.first else {
-            groups = []
-            return
-        }
-        // The key columns are at the same place in every row.
-        let keyIndexes = keyNames.map { firstRow.unadapted.index(forColumn: $0) }
-        // The group of each row, then arrays of the right size.
-        var rowPositions: [Int] = []
-        rowPositions.reserveCapacity(rows.count)
-        var counts = [Int](repeating: 0, count: keys.count)
-        var key: [DatabaseValue] = []
-        for row in rows {
-            let base = row.unadapted
-            let position: Int?
-            if keyIndexes.count == 1 {
-                let value = keyIndexes[0].map { base.databaseValue(at: $0) } ?? .null
-                position = Self.position(ofValue: value, integerKeys: integerKeys, valuePositions: valuePositions)
+        // The group of each row.
+        var groupOfRow: [Int32] = []
+        groupOfRow.reserveCapacity(rows.count)
+        if rows.count > 0 {
+            // The key columns are at the same place in every row.
+            let keyIndexes = keyNames.map { rows.index(ofColumn: $0) }
+            if keyIndexes.count == 1, let keyIndex = keyIndexes[0], let integerKeys {
+                // Integer keys, read without copying the values.
+                for index in 0..<rows.count {
+                    let position: Int?
+                    if let integer = rows.integer(row: index, column: keyIndex) {
+                        position = integerKeys.position(of: integer)
+                    } else {
+                        position = Self.position(ofValue: rows.value(row: index, column: keyIndex), integerKeys: integerKeys, valuePositions: valuePositions)
+                    }
+                    groupOfRow.append(Int32(position ?? -1))
+                }
             } else {
-                key.removeAll(keepingCapacity: true)
-                for index in keyIndexes { key.append(index.map { base.databaseValue(at: $0) } ?? .null) }
-                position = positions[key]
+                var key: [DatabaseValue] = []
+                for index in 0..<rows.count {
+                    let position: Int?
+                    if keyIndexes.count == 1 {
+                        let value = keyIndexes[0].map { rows.value(row: index, column: $0) } ?? .null
+                        position = Self.position(ofValue: value, integerKeys: integerKeys, valuePositions: valuePositions)
+                    } else {
+                        key.removeAll(keepingCapacity: true)
+                        for column in keyIndexes { key.append(column.map { rows.value(row: index, column: $0) } ?? .null) }
+                        position = positions[key]
+                    }
+                    groupOfRow.append(Int32(position ?? -1))
+                }
             }
-            if let position { counts[position] += 1 }
-            rowPositions.append(position ?? -1)
         }
-        var groups: [[Row]] = counts.map { count in
-            var group: [Row] = []
-            group.reserveCapacity(count)
-            return group
-        }
-        for (row, position) in zip(rows, rowPositions) where position >= 0 {
-            groups[position].append(row)
-        }
-        self.groups = groups
+        store = PrefetchedRowStore(rows: rows, groupOfRow: groupOfRow, groupCount: keys.count)
     }
 
-    /// The rows of a parent's key (none for a NULL key, or a key without rows).
-    func rows(forKey key: [DatabaseValue]) -> [Row] {
-        guard !groups.isEmpty else { return [] }
-        let position = key.count == 1
+    /// The position of a parent's key among the distinct keys (nil for a NULL key).
+    func position(forKey key: [DatabaseValue]) -> Int? {
+        key.count == 1
             ? Self.position(ofValue: key[0], integerKeys: integerKeys, valuePositions: valuePositions)
             : positions[key]
-        return position.map { groups[$0] } ?? []
     }
 
     /// The position of a single-column key.

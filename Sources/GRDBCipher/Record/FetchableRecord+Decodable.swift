@@ -201,23 +201,23 @@ struct DecodingTypeMemo {
 
 /// An array of records, decoded from prefetched rows without `Decodable`.
 protocol PrefetchedRecordArray {
-    static func decodeRecords(_ rows: [Row]) throws -> Self
+    static func decodeRecords(_ group: PrefetchedGroup) throws -> Self
 }
 
 extension Array: PrefetchedRecordArray where Element: FetchableRecord {
-    static func decodeRecords(_ rows: [Row]) throws -> [Element] {
-        try Element.decodeAll(rows)
+    static func decodeRecords(_ group: PrefetchedGroup) throws -> [Element] {
+        try Element.decodeAll(group)
     }
 }
 
 /// Decodes a `T` with `arrayType`, which is `T`.
-private func decodeRecordArray<T>(_ arrayType: any PrefetchedRecordArray.Type, from rows: [Row], as type: T.Type) throws -> T {
-    try decodeRecordArray(opening: arrayType, from: rows, as: T.self)
+private func decodeRecordArray<T>(_ arrayType: any PrefetchedRecordArray.Type, from group: PrefetchedGroup, as type: T.Type) throws -> T {
+    try decodeRecordArray(opening: arrayType, from: group, as: T.self)
 }
 
-private func decodeRecordArray<A: PrefetchedRecordArray, T>(opening arrayType: A.Type, from rows: [Row], as type: T.Type) throws -> T {
+private func decodeRecordArray<A: PrefetchedRecordArray, T>(opening arrayType: A.Type, from group: PrefetchedGroup, as type: T.Type) throws -> T {
     assert(A.self == T.self)
-    return unsafeBitCast(try A.decodeRecords(rows), to: T.self)
+    return unsafeBitCast(try A.decodeRecords(group), to: T.self)
 }
 
 /// The row a decoder reads: fixed for the decoders of one row; swapped, record after record,
@@ -457,7 +457,7 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     }
 
     func contains(_ key: Key) -> Bool {
-        index(of: key) != nil || scope(forKey: key) != nil || row.prefetchedRows[key.stringValue] != nil
+        index(of: key) != nil || scope(forKey: key) != nil || row.prefetchedGroupInTree(forKey: key.stringValue) != nil
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
@@ -542,8 +542,8 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let index = index(of: key) else {
-            if let rows = row.prefetchedRows[key.stringValue] {
-                return try decodePrefetched(type, from: rows, key: key)
+            if let group = row.prefetchedGroupInTree(forKey: key.stringValue) {
+                return try decodePrefetched(type, from: group, key: key)
             }
             guard let scope = scope(forKey: key), scope.containsNonNullValue else { return nil }
             return try decode(type, fromRow: scope, key: key)
@@ -576,8 +576,8 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
             if remembersScopes { rememberRecord(key, T.self, scope: scope) }
             return value
         }
-        if let rows = row.prefetchedRows[key.stringValue] {
-            return try decodePrefetched(type, from: rows, key: key)
+        if let group = row.prefetchedGroupInTree(forKey: key.stringValue) {
+            return try decodePrefetched(type, from: group, key: key)
         }
         // (Never the record's own type: that would recurse forever.)
         if typeInfo(T.self).isValue || T.self == Record.self {
@@ -630,14 +630,14 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     }
 
     /// Decodes a collection from the rows prefetched for `key`.
-    private func decodePrefetched<T: Decodable>(_ type: T.Type, from rows: [Row], key: Key) throws -> T {
+    private func decodePrefetched<T: Decodable>(_ type: T.Type, from group: PrefetchedGroup, key: Key) throws -> T {
         // An array of records (`[Book]`) is decoded straight from the rows: the standard
         // library's `Decodable` array, generic and unspecialized, looked up the metadata of the
         // array for each element, and the unkeyed container added a box.
         if let arrayType = typeInfo(T.self).prefetchedArray {
-            return try decodeRecordArray(arrayType, from: rows, as: T.self)
+            return try decodeRecordArray(arrayType, from: group, as: T.self)
         }
-        return try T(from: PrefetchedRowsDecoder<Record>(rows: rows, codingPath: codingPath + [key]))
+        return try T(from: PrefetchedRowsDecoder<Record>(rows: group.rows, codingPath: codingPath + [key]))
     }
 
     /// Decodes any `Decodable` value from a column: with the record's date and data strategies,

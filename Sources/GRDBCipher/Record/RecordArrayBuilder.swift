@@ -61,3 +61,16 @@ extension FetchableRecord {
         return builder.makeArray()
     }
 }
+
+extension FetchableRecord {
+    /// The records decoded from prefetched rows, in order. The rows that the records do not
+    /// keep are reused (see ``PrefetchedRowIterator``).
+    static func decodeAll(_ group: PrefetchedGroup) throws -> [Self] {
+        var iterator = group.makeRowIterator()
+        var builder = RecordArrayBuilder<Self>(capacity: iterator.underestimatedCount)
+        while let row = iterator.next() {
+            builder.append(try Self(row: row))
+        }
+        return builder.makeArray()
+    }
+}

@@ -1,0 +1,212 @@
+// The rows that `including(all:)` prefetches: the rows of one prefetch query, grouped by the
+// parent row they belong to, kept together in one store that the parent rows share.
+//
+// Unadapted rows without prefetched rows of their own (the common case) are kept as values in
+// blocks, without a `Row` for each: a `Row` is made when the rows of a parent are asked for
+// (`row.prefetchedRows["books"]`), and the records of a parent decode from rows that are reused
+// from one record to the next when the records did not keep them.
+
+/// The rows prefetched for a row, for one association key.
+struct PrefetchedEntry {
+    let key: String
+    let group: PrefetchedGroup
+}
+
+/// The rows of one parent row in the store of a prefetch query, in the order of the query.
+struct PrefetchedGroup {
+    let store: PrefetchedRowStore
+    /// The position of the group in the store, or -1 for no rows.
+    let index: Int
+
+    /// The number of rows.
+    var count: Int {
+        store.range(ofGroup: index).count
+    }
+
+    /// The rows (made for each call when the store keeps values).
+    var rows: [Row] {
+        store.rows(ofGroup: index)
+    }
+
+    /// An iterator over the rows, for decoding records: see ``PrefetchedRowIterator``.
+    func makeRowIterator() -> PrefetchedRowIterator {
+        PrefetchedRowIterator(store: store, range: store.range(ofGroup: index))
+    }
+}
+
+/// The rows of a prefetch query, before they are grouped: the rows themselves, or their
+/// values in blocks.
+struct PrefetchQueryRows {
+    /// The rows, when they are made: adapted rows (joined associations), or rows with
+    /// prefetched rows of their own.
+    fileprivate(set) var rows: [Row]?
+    /// Otherwise, the values of the rows, in blocks of `rowsPerBlock` rows.
+    fileprivate(set) var blocks: [RowValueBlock] = []
+    fileprivate(set) var rowsPerBlock = 1
+    fileprivate(set) var columnCount = 0
+    fileprivate(set) var columnNames: [String] = []
+    /// The number of rows.
+    fileprivate(set) var count = 0
+
+    /// Fetches the rows of a prefetch request.
+    static func fetch(_ db: Database, _ request: QueryInterfaceRequest<Row>) throws -> PrefetchQueryRows {
+        let prepared = try request.makePreparedRequest(db, forSingleResult: false)
+        if prepared.adapter != nil || prepared.supplementaryFetch != nil {
+            let rows = try prepared.supplementedRows(db) ?? Row.fetchAll(prepared.statement, adapter: prepared.adapter)
+            var result = PrefetchQueryRows()
+            result.rows = rows
+            result.count = rows.count
+            return result
+        }
+        let cursor = try RowCursor(statement: prepared.statement, arguments: nil)
+        var result = PrefetchQueryRows()
+        result.columnNames = prepared.statement.columnNames
+        result.columnCount = result.columnNames.count
+        var copier = RowCopier()
+        while let row = try cursor.next() {
+            let block = copier.copyValues(of: row)
+            if result.blocks.last !== block {
+                result.blocks.append(block)
+                result.rowsPerBlock = block.rowCapacity
+            }
+            result.count += 1
+        }
+        return result
+    }
+
+    /// The position in the unadapted rows of the column named `name`, if any.
+    func index(ofColumn name: String) -> Int? {
+        if let rows {
+            return rows.first?.unadapted.index(forColumn: name)
+        }
+        return columnNames.firstIndex { $0.equalsIgnoringASCIICase(name) }
+    }
+
+    /// The value of the unadapted column `column` of the row at `index`.
+    @inline(__always)
+    func value(row index: Int, column: Int) -> DatabaseValue {
+        if let rows {
+            return rows[index].unadapted.databaseValue(at: column)
+        }
+        let (block, row) = index.quotientAndRemainder(dividingBy: rowsPerBlock)
+        return blocks[block][row * columnCount + column]
+    }
+
+    /// The integer value of the unadapted column `column` of the row at `index`, if it is an
+    /// integer (without copying the value).
+    @inline(__always)
+    func integer(row index: Int, column: Int) -> Int64? {
+        if rows != nil {
+            if case .int64(let integer) = value(row: index, column: column).storage { return integer }
+            return nil
+        }
+        let (block, row) = index.quotientAndRemainder(dividingBy: rowsPerBlock)
+        return blocks[block].integer(at: row * columnCount + column)
+    }
+}
+
+/// The rows of a prefetch query, grouped by parent (see ``PrefetchedGroup``).
+///
+/// Made by the prefetch, on the connection's queue; read-only afterwards, except for the rows
+/// ``PrefetchedRowIterator`` reuses, which nothing else refers to.
+final class PrefetchedRowStore {
+    private let queryRows: PrefetchQueryRows
+    /// The positions of the rows, group after group; in a group, in the order of the query.
+    private let order: [Int32]
+    /// The start of each group in `order`, then the end of the last.
+    private let groupStarts: [Int32]
+
+    /// `groupOfRow`: the group of each row (-1: none); `groupCount`: the number of groups.
+    init(rows queryRows: PrefetchQueryRows, groupOfRow: [Int32], groupCount: Int) {
+        self.queryRows = queryRows
+        // A counting sort: the rows of each group keep the order of the query.
+        var starts = [Int32](repeating: 0, count: groupCount + 1)
+        for group in groupOfRow where group >= 0 {
+            starts[Int(group) + 1] += 1
+        }
+        for group in 0..<groupCount {
+            starts[group + 1] += starts[group]
+        }
+        var next = starts
+        var order = [Int32](repeating: 0, count: Int(starts[groupCount]))
+        for (row, group) in groupOfRow.enumerated() where group >= 0 {
+            let position = Int(next[Int(group)])
+            order[position] = Int32(row)
+            next[Int(group)] = Int32(position + 1)
+        }
+        self.order = order
+        groupStarts = starts
+    }
+
+    /// The positions in `order` of the rows of a group.
+    func range(ofGroup group: Int) -> Range<Int> {
+        guard group >= 0 else { return 0..<0 }
+        return Int(groupStarts[group])..<Int(groupStarts[group + 1])
+    }
+
+    /// The rows of a group (new rows when the store keeps values).
+    func rows(ofGroup group: Int) -> [Row] {
+        let range = range(ofGroup: group)
+        if let rows = queryRows.rows {
+            return range.map { rows[Int(order[$0])] }
+        }
+        return range.map { position in
+            let (block, row) = Int(order[position]).quotientAndRemainder(dividingBy: queryRows.rowsPerBlock)
+            return Row(block: queryRows.blocks[block], start: row * queryRows.columnCount)
+        }
+    }
+
+    /// The row at `position` in `order`: `reusable` when nothing else refers to it and it
+    /// reads the same block (it is pointed at the row), or a new row, then kept in `reusable`.
+    @inline(__always)
+    fileprivate func row(at position: Int, reusing reusable: inout Row?) -> Row {
+        let index = Int(order[position])
+        if let rows = queryRows.rows { return rows[index] }
+        let (blockIndex, row) = index.quotientAndRemainder(dividingBy: queryRows.rowsPerBlock)
+        let block = queryRows.blocks[blockIndex]
+        let start = row * queryRows.columnCount
+        if isKnownUniquelyReferenced(&reusable), let candidate = reusable, candidate.isReusable(for: block) {
+            // Nothing but this iterator refers to the row: no one sees it change.
+            candidate.blockStart = start
+            return candidate
+        }
+        let newRow = Row(block: block, start: start)
+        reusable = newRow
+        return newRow
+    }
+}
+
+/// Iterates the rows of a group, for decoding one record from each: a row that the previous
+/// record did not keep (no other reference to it) is pointed at the next row instead of making
+/// a new one. A record that keeps its row keeps a row that does not change.
+struct PrefetchedRowIterator {
+    private let store: PrefetchedRowStore
+    private var position: Int
+    private let end: Int
+    private var reusable: Row?
+
+    init(store: PrefetchedRowStore, range: Range<Int>) {
+        self.store = store
+        position = range.lowerBound
+        end = range.upperBound
+    }
+
+    var underestimatedCount: Int { end - position }
+
+    @inline(__always)
+    mutating func next() -> Row? {
+        guard position < end else { return nil }
+        let row = store.row(at: position, reusing: &reusable)
+        position += 1
+        return row
+    }
+}
+
+extension Row {
+    /// Whether the row can be pointed at another row of `block`: it reads `block`, and has no
+    /// extras (caches, prefetched rows) that belong to its current row.
+    fileprivate func isReusable(for block: RowValueBlock) -> Bool {
+        guard case .block(let ownBlock) = storage, ownBlock === block else { return false }
+        return !hasExtras
+    }
+}
