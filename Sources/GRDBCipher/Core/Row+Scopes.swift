@@ -119,6 +119,8 @@ extension Row {
 
         /// The nearest scope named `key`, breadth-first, or nil.
         public subscript(_ key: String) -> Row? {
+            // (A row without scopes, such as an unadapted row, is answered at once.)
+            guard let layout = row.adaptedLayout?.layout, !layout.scopes.isEmpty else { return nil }
             if let scope = row.scope(named: key) { return scope }
             var queue: [Row] = []
             var next: Row? = row

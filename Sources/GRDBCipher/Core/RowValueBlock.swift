@@ -29,7 +29,18 @@ final class RowValueBlock {
     }
 
     deinit {
-        values.deinitialize(count: rowCount * columnCount)
+        // Value by value, with the destruction of a `DatabaseValue` inlined: only text and
+        // blobs release something (`deinitialize(count:)` called the generic destruction of
+        // the runtime for each value).
+        var value = values
+        let end = values + rowCount * columnCount
+        while value < end {
+            switch value.pointee.storage {
+            case .null, .int64, .double: break
+            case .string, .blob: value.deinitialize(count: 1)
+            }
+            value += 1
+        }
         values.deallocate()
     }
 

@@ -223,11 +223,35 @@ private func decodeRecordArray<A: PrefetchedRecordArray, T>(opening arrayType: A
 /// The row a decoder reads: fixed for the decoders of one row; swapped, record after record,
 /// in a decoder shared by the copied rows of one fetch.
 final class RowReference {
+    /// The row. Unowned: the reference of a decoder of one row owns its row (`owner`); the
+    /// reference of a shared decoder reads a row only while a record decodes from it (its
+    /// caller keeps the row alive), and reads ``SharedRowDecoder/noRow`` otherwise. Pointing
+    /// a shared decoder at each row in turn costs no retain and no release.
     // Used on one thread at a time (rows are not Sendable), by accesses that span no call.
-    @exclusivity(unchecked) var row: Row
+    @exclusivity(unchecked) unowned(unsafe) private(set) var row: Row
+    /// The values of `row` when they are in a block (see ``Row/blockValues``).
+    @exclusivity(unchecked) private(set) var blockValues: UnsafePointer<DatabaseValue>?
+    private let owner: Row?
 
+    /// A reference that owns its row.
     init(_ row: Row) {
         self.row = row
+        blockValues = row.blockValues
+        owner = row
+    }
+
+    /// The reference of a shared decoder, which reads `noRow` between records.
+    init(sharedBy noRow: Row) {
+        row = noRow
+        blockValues = nil
+        owner = nil
+    }
+
+    /// Points a shared reference at `row`.
+    @inline(__always)
+    func point(at row: Row) {
+        self.row = row
+        blockValues = row.blockValues
     }
 }
 
@@ -239,27 +263,44 @@ final class RowReference {
 /// Rows are not Sendable: their records are decoded on one thread at a time.
 final class SharedRowDecoders {
     @exclusivity(unchecked) private var decoders: [SharedRowDecoder] = []
+    /// The decoder checked out last: usually the one the next record takes.
+    @exclusivity(unchecked) private var last: SharedRowDecoder?
 
+    /// A decoder of `Record` that reads `row`, until it is checked in. The caller keeps
+    /// `row` alive until then.
+    @inline(__always)
     func checkOut<Record: FetchableRecord & Decodable>(_ type: Record.Type, row: Row) -> SharedRowDecoder {
+        let recordType = ObjectIdentifier(Record.self)
+        if let last, last.recordType == recordType, !last.isInUse {
+            last.isInUse = true
+            last.rowReference.point(at: row)
+            return last
+        }
+        return checkOutAnother(Record.self, row: row)
+    }
+
+    private func checkOutAnother<Record: FetchableRecord & Decodable>(_ type: Record.Type, row: Row) -> SharedRowDecoder {
         let recordType = ObjectIdentifier(Record.self)
         for decoder in decoders where decoder.recordType == recordType && !decoder.isInUse {
             decoder.isInUse = true
-            decoder.rowReference.row = row
+            decoder.rowReference.point(at: row)
+            last = decoder
             return decoder
         }
-        let rowReference = RowReference(row)
+        let rowReference = RowReference(sharedBy: SharedRowDecoder.noRow)
+        rowReference.point(at: row)
         let decoder = SharedRowDecoder(recordType: recordType, rowReference: rowReference, decoder: RowDecoder<Record>(sharedReference: rowReference))
         decoder.isInUse = true
         decoders.append(decoder)
+        last = decoder
         return decoder
     }
 }
 
 /// A decoder shared by the copied rows of one fetch, for one record type.
 final class SharedRowDecoder {
-    /// What the shared decoders read between two records: no row, so that the fetched rows,
-    /// which refer to their shared decoders, can go.
-    nonisolated(unsafe) private static let noRow = Row()
+    /// What the shared decoders read between two records: no row.
+    nonisolated(unsafe) static let noRow = Row()
 
     let recordType: ObjectIdentifier
     let rowReference: RowReference
@@ -268,14 +309,18 @@ final class SharedRowDecoder {
     // Used on one thread at a time, by accesses that span no call.
     @exclusivity(unchecked) var isInUse = false
 
+    /// ``noRow``, without the lazy initialization of a static at each record.
+    private let noRow = SharedRowDecoder.noRow
+
     init(recordType: ObjectIdentifier, rowReference: RowReference, decoder: any Decoder) {
         self.recordType = recordType
         self.rowReference = rowReference
         self.decoder = decoder
     }
 
+    @inline(__always)
     func checkIn() {
-        rowReference.row = SharedRowDecoder.noRow
+        rowReference.point(at: noRow)
         isInUse = false
     }
 }
@@ -389,7 +434,7 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     func willDecodeRecord() {
         lookupOrdinal = 0
         lastLookupOrdinal = -1
-        if sharesColumns { blockValues = rowReference.row.blockValues }
+        if sharesColumns { blockValues = rowReference.blockValues }
     }
 
     @inline(__always)
@@ -580,11 +625,12 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
             return try decodePrefetched(type, from: group, key: key)
         }
         // (Never the record's own type: that would recurse forever.)
-        if typeInfo(T.self).isValue || T.self == Record.self {
+        let info = typeInfo(T.self)
+        if info.isValue || T.self == Record.self {
             throw RowDecodingError.columnNotFound(key.stringValue, type: type, row: row, record: Record.self)
         }
         do {
-            let value = try decode(type, fromRow: row, key: key)
+            let value = try decode(type, fromRow: row, key: key, info: info)
             if remembersScopes { rememberRecord(key, T.self, scope: nil) }
             return value
         } catch {
@@ -622,8 +668,8 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     }
 
     /// Decodes a record from a whole row (a scope, or the row itself), for `key`.
-    private func decode<T: Decodable>(_ type: T.Type, fromRow row: Row, key: Key) throws -> T {
-        if let recordType = typeInfo(T.self).fetchable {
+    private func decode<T: Decodable>(_ type: T.Type, fromRow row: Row, key: Key, info: DecodingTypeMemo? = nil) throws -> T {
+        if let recordType = (info ?? typeInfo(T.self)).fetchable {
             return try decodeRecord(recordType, from: row, as: T.self)
         }
         return try T(from: RowDecoder<Record>(row: row, codingPath: codingPath + [key]))
