@@ -210,3 +210,52 @@ extension Row {
         return !hasExtras
     }
 }
+
+/// The rows prefetched for the rows of a block, for one association key: the group of each
+/// row of the block in a store.
+struct BlockPrefetch {
+    /// No group: the row was not given rows for this key.
+    static let noGroup = Int32.min
+
+    let key: String
+    let store: PrefetchedRowStore
+    /// The group of each row of the block, by position in the block (-1: no rows; `noGroup`).
+    var groups: [Int32]
+}
+
+extension RowValueBlock {
+    /// The group of the row at position `row` for `key`, if the row was given rows for it.
+    @inline(__always)
+    func prefetchedGroup(forKey key: String, row: Int) -> PrefetchedGroup? {
+        for prefetch in prefetches where prefetch.key == key {
+            let group = prefetch.groups[row]
+            guard group != BlockPrefetch.noGroup else { return nil }
+            return PrefetchedGroup(store: prefetch.store, index: Int(group))
+        }
+        return nil
+    }
+
+    /// Gives the row at position `row` its group of `store` for `key`.
+    func setPrefetchedGroup(_ group: Int, of store: PrefetchedRowStore, forKey key: String, row: Int) {
+        let index: Int
+        if let existing = prefetches.firstIndex(where: { $0.key == key && $0.store === store }) {
+            index = existing
+        } else {
+            // (Another store for the same key replaces the previous one: the key's rows are
+            // the last ones given.)
+            prefetches.removeAll { $0.key == key }
+            prefetches.append(BlockPrefetch(key: key, store: store, groups: [Int32](repeating: BlockPrefetch.noGroup, count: rowCapacity)))
+            index = prefetches.count - 1
+        }
+        prefetches[index].groups[row] = Int32(group)
+    }
+}
+
+extension Row {
+    /// The position of the row in its block, for a row whose values are in a block (with
+    /// columns: the rows of a block without columns share their position).
+    var positionInBlock: (block: RowValueBlock, row: Int)? {
+        guard case .block(let block) = storage, block.columnCount > 0 else { return nil }
+        return (block, blockStart / block.columnCount)
+    }
+}

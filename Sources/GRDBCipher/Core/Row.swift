@@ -117,30 +117,51 @@ public final class Row {
         return optionalExtras?.sharedDecoders
     }
 
-    /// See ``Extras/prefetched``.
+    /// The rows prefetched for the row (not for its scopes), by association key: those its
+    /// block keeps for it (the rows of a fetch), then those of its extras.
     var prefetchedEntries: [PrefetchedEntry] {
-        get { optionalExtras?.prefetched ?? [] }
+        get {
+            var entries: [PrefetchedEntry] = []
+            if let (block, row) = positionInBlock {
+                for prefetch in block.prefetches where prefetch.groups[row] != BlockPrefetch.noGroup {
+                    entries.append(PrefetchedEntry(key: prefetch.key, group: PrefetchedGroup(store: prefetch.store, index: Int(prefetch.groups[row]))))
+                }
+            }
+            for entry in optionalExtras?.prefetched ?? [] where !entries.contains(where: { $0.key == entry.key }) {
+                entries.append(entry)
+            }
+            return entries
+        }
         set { extras.prefetched = newValue }
     }
 
     /// The rows prefetched for the row (not for its scopes), by association key: made for
     /// each call.
     var prefetchedRowsStorage: [String: [Row]] {
-        guard let optionalExtras else { return [:] }
         var rows: [String: [Row]] = [:]
-        for entry in optionalExtras.prefetched { rows[entry.key] = entry.group.rows }
+        for entry in prefetchedEntries { rows[entry.key] = entry.group.rows }
         return rows
     }
 
     /// The group of rows prefetched for the row (not for its scopes) for `key`, if any.
     func prefetchedGroup(forKey key: String) -> PrefetchedGroup? {
+        if case .block(let block) = storage, !block.prefetches.isEmpty, block.columnCount > 0,
+           let group = block.prefetchedGroup(forKey: key, row: blockStart / block.columnCount) {
+            return group
+        }
         guard let optionalExtras else { return nil }
         for entry in optionalExtras.prefetched where entry.key == key { return entry.group }
         return nil
     }
 
-    /// Attaches the rows prefetched for `key` (replacing those of the same key).
+    /// Attaches the rows prefetched for `key` (replacing those of the same key): in the row's
+    /// block for a row of a fetch (no extras to make), in its extras otherwise.
     func setPrefetchedGroup(_ group: PrefetchedGroup, forKey key: String) {
+        if let (block, row) = positionInBlock {
+            block.setPrefetchedGroup(group.index, of: group.store, forKey: key, row: row)
+            optionalExtras?.prefetched.removeAll { $0.key == key }
+            return
+        }
         let extras = self.extras
         if let index = extras.prefetched.firstIndex(where: { $0.key == key }) {
             extras.prefetched[index] = PrefetchedEntry(key: key, group: group)

@@ -15,6 +15,10 @@ final class RowValueBlock {
     let columnCount: Int
     /// The decoders that the records of the fetch's rows share (see ``SharedRowDecoders``).
     let sharedDecoders: SharedRowDecoders
+    /// The rows prefetched for the rows of the block, by association key (see
+    /// ``BlockPrefetch``): the rows of a fetch need no extras of their own for them.
+    /// (Written by the prefetch, before the rows are returned; read-only afterwards.)
+    @exclusivity(unchecked) var prefetches: [BlockPrefetch] = []
     private let values: UnsafeMutablePointer<DatabaseValue>
     /// The number of rows the block can hold, and the number it holds.
     let rowCapacity: Int

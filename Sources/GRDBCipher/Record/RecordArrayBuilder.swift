@@ -67,10 +67,12 @@ extension FetchableRecord {
     /// keep are reused (see ``PrefetchedRowIterator``).
     static func decodeAll(_ group: PrefetchedGroup) throws -> [Self] {
         var iterator = group.makeRowIterator()
-        var builder = RecordArrayBuilder<Self>(capacity: iterator.underestimatedCount)
-        while let row = iterator.next() {
-            builder.append(try Self(row: row))
+        // The number of records is known: they are decoded into the array's storage.
+        return try Array(unsafeUninitializedCapacity: iterator.underestimatedCount) { buffer, initializedCount in
+            while let row = iterator.next() {
+                (buffer.baseAddress.unsafelyUnwrapped + initializedCount).initialize(to: try Self(row: row))
+                initializedCount += 1
+            }
         }
-        return builder.makeArray()
     }
 }
