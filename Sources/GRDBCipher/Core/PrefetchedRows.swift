@@ -156,34 +156,42 @@ final class PrefetchedRowStore {
         }
     }
 
-    /// The row at `position` in `order`: `reusable` when nothing else refers to it and it
-    /// reads the same block (it is pointed at the row), or a new row, then kept in `reusable`.
+    /// Points `current` at the row at `position` in `order`: `current` itself when nothing
+    /// else refers to it and it reads the block of the row (`currentBlock`), or a new row.
     @inline(__always)
-    fileprivate func row(at position: Int, reusing reusable: inout Row?) -> Row {
+    fileprivate func point(_ current: inout Row?, currentBlock: inout Int, at position: Int) {
         let index = Int(order[position])
-        if let rows = queryRows.rows { return rows[index] }
-        let (blockIndex, row) = index.quotientAndRemainder(dividingBy: queryRows.rowsPerBlock)
-        let block = queryRows.blocks[blockIndex]
-        let start = row * queryRows.columnCount
-        if isKnownUniquelyReferenced(&reusable), let candidate = reusable, candidate.isReusable(for: block) {
-            // Nothing but this iterator refers to the row: no one sees it change.
-            candidate.blockStart = start
-            return candidate
+        if let rows = queryRows.rows {
+            current = rows[index]
+            return
         }
-        let newRow = Row(block: block, start: start)
-        reusable = newRow
-        return newRow
+        let (blockIndex, row) = index.quotientAndRemainder(dividingBy: queryRows.rowsPerBlock)
+        let start = row * queryRows.columnCount
+        if blockIndex == currentBlock, isKnownUniquelyReferenced(&current), !current.unsafelyUnwrapped.hasExtras {
+            // Nothing but the iterator refers to the row: no one sees it change.
+            current.unsafelyUnwrapped.blockStart = start
+            return
+        }
+        current = Row(block: queryRows.blocks[blockIndex], start: start)
+        currentBlock = blockIndex
     }
 }
 
 /// Iterates the rows of a group, for decoding one record from each: a row that the previous
 /// record did not keep (no other reference to it) is pointed at the next row instead of making
 /// a new one. A record that keeps its row keeps a row that does not change.
+///
+/// ```swift
+/// var iterator = group.makeRowIterator()
+/// while iterator.advance() { decode(iterator.row) }
+/// ```
 struct PrefetchedRowIterator {
     private let store: PrefetchedRowStore
     private var position: Int
     private let end: Int
-    private var reusable: Row?
+    private var current: Row?
+    /// The block of `current` when the iterator made it (-1: none).
+    private var currentBlock = -1
 
     init(store: PrefetchedRowStore, range: Range<Int>) {
         self.store = store
@@ -193,21 +201,19 @@ struct PrefetchedRowIterator {
 
     var underestimatedCount: Int { end - position }
 
-    @inline(__always)
-    mutating func next() -> Row? {
-        guard position < end else { return nil }
-        let row = store.row(at: position, reusing: &reusable)
-        position += 1
-        return row
+    /// The current row, after `advance()` returned true. (Read without keeping it: the
+    /// iterator reuses a row nothing else refers to.)
+    var row: Row {
+        @inline(__always) get { current.unsafelyUnwrapped }
     }
-}
 
-extension Row {
-    /// Whether the row can be pointed at another row of `block`: it reads `block`, and has no
-    /// extras (caches, prefetched rows) that belong to its current row.
-    fileprivate func isReusable(for block: RowValueBlock) -> Bool {
-        guard case .block(let ownBlock) = storage, ownBlock === block else { return false }
-        return !hasExtras
+    /// Moves to the next row; false at the end.
+    @inline(__always)
+    mutating func advance() -> Bool {
+        guard position < end else { return false }
+        store.point(&current, currentBlock: &currentBlock, at: position)
+        position += 1
+        return true
     }
 }
 

@@ -191,12 +191,14 @@ struct RememberedRecord {
 }
 
 /// Whether a type decoded from a row is a `FetchableRecord`, whether it is a database value,
-/// and whether it is an array of records.
+/// and whether it is an array of records: each answer is asked of the runtime when first
+/// needed (nil until then): the first negative answer for a type scans the conformances of
+/// the whole program.
 struct DecodingTypeMemo {
     var type: ObjectIdentifier
-    var fetchable: (any FetchableRecord.Type)?
-    var isValue: Bool
-    var prefetchedArray: (any PrefetchedRecordArray.Type)?
+    var fetchable: (any FetchableRecord.Type)??
+    var isValue: Bool?
+    var prefetchedArray: (any PrefetchedRecordArray.Type)??
 }
 
 /// An array of records, decoded from prefetched rows without `Decodable`.
@@ -387,6 +389,13 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     /// copied rows are made for each row, with their prefetched rows).
     private let remembersScopes: Bool
     @exclusivity(unchecked) private var keyMemos: [DecodingKeyMemo] = []
+    /// For keys that are plain values of 1, 2, 4 or 8 bytes (the enums of coding keys), whose
+    /// bits tell them apart: their size; 0 for other keys, told apart by their string.
+    private let keyBitCount: Int
+    /// When `keyBitCount` > 0, the bits of the key of each memo and its column index (-1:
+    /// none), parallel to `keyMemos`: a lookup that finds the key of the previous record at
+    /// the same place needs not the key's string.
+    @exclusivity(unchecked) private var keyBitsMemos: [(bits: UInt64, index: Int)] = []
     /// The position of the next lookup in the current record's decoding.
     @exclusivity(unchecked) private var lookupOrdinal = 0
     /// The position of the last lookup, whose memo remembers the key's scope too.
@@ -411,6 +420,8 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         remembersKeys = remembersScopes || sharesColumns
         self.sharesColumns = sharesColumns
         blockValues = sharesColumns ? row.blockValues : nil
+        let keySize = MemoryLayout<Key>.size
+        keyBitCount = _isPOD(Key.self) && [1, 2, 4, 8].contains(keySize) ? keySize : 0
         switch Record.databaseColumnDecodingStrategy {
         case .useDefaultKeys:
             keyIndexes = nil
@@ -454,6 +465,35 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         let ordinal = lookupOrdinal
         lookupOrdinal += 1
         lastLookupOrdinal = ordinal
+        guard keyBitCount > 0 else { return rememberedIndex(key, ordinal: ordinal) }
+        let bits = keyBits(key)
+        if ordinal < keyBitsMemos.count, keyBitsMemos[ordinal].bits == bits {
+            let index = keyBitsMemos[ordinal].index
+            return index >= 0 ? index : nil
+        }
+        let index = rememberedIndex(key, ordinal: ordinal)
+        if ordinal < keyBitsMemos.count {
+            keyBitsMemos[ordinal] = (bits, index ?? -1)
+        } else {
+            // (The memos grow together: this is the memo `keyMemos` appended.)
+            keyBitsMemos.append((bits, index ?? -1))
+        }
+        return index
+    }
+
+    /// The bits of a key of `keyBitCount` bytes (a plain value: equal bits, equal keys).
+    @inline(__always)
+    private func keyBits(_ key: Key) -> UInt64 {
+        switch keyBitCount {
+        case 1: return UInt64(unsafeBitCast(key, to: UInt8.self))
+        case 2: return UInt64(unsafeBitCast(key, to: UInt16.self))
+        case 4: return UInt64(unsafeBitCast(key, to: UInt32.self))
+        default: return unsafeBitCast(key, to: UInt64.self)
+        }
+    }
+
+    /// The index of `key`, the lookup at `ordinal`, remembered by the key's string.
+    private func rememberedIndex(_ key: Key, ordinal: Int) -> Int? {
         let name = key.stringValue
         if ordinal < keyMemos.count, keyMemos[ordinal].key == name { return keyMemos[ordinal].index }
         let index = row.index(forColumn: name)
@@ -477,20 +517,41 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         return scope
     }
 
-    /// Whether `T` is a `FetchableRecord`, whether it is a database value, and whether it
-    /// is an array of records (remembered).
-    private func typeInfo<T>(_ type: T.Type) -> DecodingTypeMemo {
+    /// The position of the memo of `T` in `typeMemos`, made if needed; nil when the
+    /// container keeps no memos.
+    private func typeMemoIndex<T>(_ type: T.Type) -> Int? {
+        guard remembersKeys else { return nil }
         let id = ObjectIdentifier(T.self)
-        for memo in typeMemos where memo.type == id {
-            return memo
-        }
-        let memo = DecodingTypeMemo(
-            type: id,
-            fetchable: T.self as? any FetchableRecord.Type,
-            isValue: T.self is any DatabaseValueConvertible.Type || T.self == Date.self || T.self == Data.self,
-            prefetchedArray: T.self as? any PrefetchedRecordArray.Type)
-        if remembersKeys { typeMemos.append(memo) }
-        return memo
+        if let index = typeMemos.firstIndex(where: { $0.type == id }) { return index }
+        typeMemos.append(DecodingTypeMemo(type: id))
+        return typeMemos.count - 1
+    }
+
+    /// `T` as a `FetchableRecord` type, if it is one (remembered).
+    private func fetchableType<T>(_ type: T.Type) -> (any FetchableRecord.Type)? {
+        let index = typeMemoIndex(T.self)
+        if let index, let known = typeMemos[index].fetchable { return known }
+        let answer = T.self as? any FetchableRecord.Type
+        if let index { typeMemos[index].fetchable = .some(answer) }
+        return answer
+    }
+
+    /// Whether `T` is a database value (remembered).
+    private func isValueType<T>(_ type: T.Type) -> Bool {
+        let index = typeMemoIndex(T.self)
+        if let index, let known = typeMemos[index].isValue { return known }
+        let answer = T.self is any DatabaseValueConvertible.Type || T.self == Date.self || T.self == Data.self
+        if let index { typeMemos[index].isValue = answer }
+        return answer
+    }
+
+    /// `T` as an array of records decoded from prefetched rows, if it is one (remembered).
+    private func prefetchedArrayType<T>(_ type: T.Type) -> (any PrefetchedRecordArray.Type)? {
+        let index = typeMemoIndex(T.self)
+        if let index, let known = typeMemos[index].prefetchedArray { return known }
+        let answer = T.self as? any PrefetchedRecordArray.Type
+        if let index { typeMemos[index].prefetchedArray = .some(answer) }
+        return answer
     }
 
     @inline(__always)
@@ -625,12 +686,11 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
             return try decodePrefetched(type, from: group, key: key)
         }
         // (Never the record's own type: that would recurse forever.)
-        let info = typeInfo(T.self)
-        if info.isValue || T.self == Record.self {
+        if T.self == Record.self || isValueType(T.self) {
             throw RowDecodingError.columnNotFound(key.stringValue, type: type, row: row, record: Record.self)
         }
         do {
-            let value = try decode(type, fromRow: row, key: key, info: info)
+            let value = try decode(type, fromRow: row, key: key)
             if remembersScopes { rememberRecord(key, T.self, scope: nil) }
             return value
         } catch {
@@ -663,13 +723,13 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     /// Remembers that the last lookup, of `key`, decoded a `T` from `scope` (nil: from the
     /// row's own columns), when `T` is a record.
     private func rememberRecord<T>(_ key: Key, _ type: T.Type, scope: Row?) {
-        guard memo(at: lastLookupOrdinal, isFor: key), let recordType = typeInfo(T.self).fetchable else { return }
+        guard memo(at: lastLookupOrdinal, isFor: key), let recordType = fetchableType(T.self) else { return }
         keyMemos[lastLookupOrdinal].record = RememberedRecord(type: ObjectIdentifier(T.self), recordType: recordType, scope: scope)
     }
 
     /// Decodes a record from a whole row (a scope, or the row itself), for `key`.
-    private func decode<T: Decodable>(_ type: T.Type, fromRow row: Row, key: Key, info: DecodingTypeMemo? = nil) throws -> T {
-        if let recordType = (info ?? typeInfo(T.self)).fetchable {
+    private func decode<T: Decodable>(_ type: T.Type, fromRow row: Row, key: Key) throws -> T {
+        if let recordType = fetchableType(T.self) {
             return try decodeRecord(recordType, from: row, as: T.self)
         }
         return try T(from: RowDecoder<Record>(row: row, codingPath: codingPath + [key]))
@@ -680,7 +740,7 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         // An array of records (`[Book]`) is decoded straight from the rows: the standard
         // library's `Decodable` array, generic and unspecialized, looked up the metadata of the
         // array for each element, and the unkeyed container added a box.
-        if let arrayType = typeInfo(T.self).prefetchedArray {
+        if let arrayType = prefetchedArrayType(T.self) {
             return try decodeRecordArray(arrayType, from: group, as: T.self)
         }
         return try T(from: PrefetchedRowsDecoder<Record>(rows: group.rows, codingPath: codingPath + [key]))

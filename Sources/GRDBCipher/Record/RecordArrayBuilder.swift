@@ -66,11 +66,11 @@ extension FetchableRecord {
     /// The records decoded from prefetched rows, in order. The rows that the records do not
     /// keep are reused (see ``PrefetchedRowIterator``).
     static func decodeAll(_ group: PrefetchedGroup) throws -> [Self] {
-        var iterator = group.makeRowIterator()
         // The number of records is known: they are decoded into the array's storage.
-        return try Array(unsafeUninitializedCapacity: iterator.underestimatedCount) { buffer, initializedCount in
-            while let row = iterator.next() {
-                (buffer.baseAddress.unsafelyUnwrapped + initializedCount).initialize(to: try Self(row: row))
+        try Array(unsafeUninitializedCapacity: group.count) { buffer, initializedCount in
+            var iterator = group.makeRowIterator()
+            while iterator.advance() {
+                (buffer.baseAddress.unsafelyUnwrapped + initializedCount).initialize(to: try Self(row: iterator.row))
                 initializedCount += 1
             }
         }
