@@ -58,18 +58,24 @@ struct PrefetchQueryRows {
             result.count = rows.count
             return result
         }
-        let cursor = try RowCursor(statement: prepared.statement, arguments: nil)
+        // The values go straight from the statement into blocks (without a cursor and its
+        // live row).
         var result = PrefetchQueryRows()
         result.columnNames = prepared.statement.columnNames
         result.columnCount = result.columnNames.count
-        var copier = RowCopier()
-        while let row = try cursor.next() {
-            let block = copier.copyValues(of: row)
-            if result.blocks.last !== block {
-                result.blocks.append(block)
-                result.rowsPerBlock = block.rowCapacity
-            }
-            result.count += 1
+        let stepper = try StatementStepper(statement: prepared.statement, arguments: nil)
+        let sqliteStatement = stepper.sqliteStatement
+        let sharedDecoders = SharedRowDecoders()
+        var more = try stepper.step()
+        while more {
+            let block = RowValueBlock(columns: result.columnNames, sharedDecoders: sharedDecoders)
+            result.blocks.append(block)
+            result.rowsPerBlock = block.rowCapacity
+            repeat {
+                _ = block.appendRow(of: sqliteStatement)
+                result.count += 1
+                more = try stepper.step()
+            } while more && !block.isFull
         }
         return result
     }

@@ -7,6 +7,12 @@ extension Row {
         return nil
     }
 
+    /// Whether the row has scopes (an adapted row whose adapter defines some).
+    var hasScopes: Bool {
+        if case .adapted(_, let layout) = storage { return !layout.scopes.isEmpty }
+        return false
+    }
+
     /// The row as fetched from the database, before any ``RowAdapter``.
     ///
     /// ```swift

@@ -110,14 +110,6 @@ struct RowCopier {
         return row.copy()
     }
 
-    /// Copies the values of `row`, a live unadapted row of the fetch, without making a row:
-    /// returns the block that holds them, as the last of its rows.
-    mutating func copyValues(of row: Row) -> RowValueBlock {
-        let block = blockWithRoom(columnsOf: row)
-        _ = block.appendRow(of: row.sqliteStatement!)
-        return block
-    }
-
     /// A block with room for a row of the columns of `row`, a live row of the fetch.
     private mutating func blockWithRoom(columnsOf row: Row) -> RowValueBlock {
         if let block, !block.isFull { return block }

@@ -396,6 +396,9 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     /// none), parallel to `keyMemos`: a lookup that finds the key of the previous record at
     /// the same place needs not the key's string.
     @exclusivity(unchecked) private var keyBitsMemos: [(bits: UInt64, index: Int)] = []
+    /// Whether the keys are looked up in `keyBitsMemos` (the default column strategy, keys
+    /// remembered, and keys told apart by their bits).
+    private let usesKeyBitsMemos: Bool
     /// The position of the next lookup in the current record's decoding.
     @exclusivity(unchecked) private var lookupOrdinal = 0
     /// The position of the last lookup, whose memo remembers the key's scope too.
@@ -433,6 +436,7 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
             }
             keyIndexes = indexes
         }
+        usesKeyBitsMemos = keyBitCount > 0 && remembersKeys && keyIndexes == nil
     }
 
     var allKeys: [Key] {
@@ -508,6 +512,9 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
 
     /// The scope of `key` in the row's scopes tree, right after the key's column lookup.
     private func scope(forKey key: Key) -> Row? {
+        // (A row without scopes, such as an unadapted row, is answered without the key's
+        // string.)
+        guard row.hasScopes else { return nil }
         guard remembersScopes, memo(at: lastLookupOrdinal, isFor: key) else {
             return row.scopesTree[key.stringValue]
         }
@@ -578,6 +585,19 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
 
     @inline(__always)
     private func fastDecode<T: DatabaseValueConvertible & StatementColumnConvertible>(_ type: T.Type, forKey key: Key) throws -> T {
+        // The copied rows of a fetch, in blocks: the key found where it was found for the
+        // previous record, and its value read from the block, without a call.
+        if usesKeyBitsMemos, let blockValues {
+            let ordinal = lookupOrdinal
+            if ordinal < keyBitsMemos.count {
+                let memo = keyBitsMemos[ordinal]
+                if memo.index >= 0, memo.bits == keyBits(key), let value = T.fromDatabaseValue(blockValues[memo.index]) {
+                    lookupOrdinal = ordinal + 1
+                    lastLookupOrdinal = ordinal
+                    return value
+                }
+            }
+        }
         let index = try requiredIndex(of: key, type)
         if let sqliteStatement = liveStatement,
            let value = Row.liveValue(T.self, sqliteStatement, liveColumn(index)) {

@@ -197,6 +197,45 @@ struct PrefetchedRowStoreTests {
         #expect(kept.copy() == kept)
     }
 
+    @Test func recordsThatDecodeTheirKeysInVaryingOrder() throws {
+        try withWriters { db in
+            // Odd books decode their title before their writer, even books after: the keys
+            // remembered from the previous record do not match, and are looked up again.
+            struct Wobbly: Decodable, FetchableRecord, Equatable {
+                var id: Int64
+                var title: String
+                var writerId: Int64?
+                enum CodingKeys: String, CodingKey { case id, title, writerId }
+                init(from decoder: any Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    id = try container.decode(Int64.self, forKey: .id)
+                    if id % 2 == 1 {
+                        title = try container.decode(String.self, forKey: .title)
+                        writerId = try container.decodeIfPresent(Int64.self, forKey: .writerId)
+                    } else {
+                        writerId = try container.decodeIfPresent(Int64.self, forKey: .writerId)
+                        title = try container.decode(String.self, forKey: .title)
+                    }
+                }
+            }
+            struct Info: Decodable, FetchableRecord {
+                var writer: PSWriter
+                var books: [Wobbly]
+            }
+            let infos = try PSWriter.including(all: PSWriter.books.order(Column("id"))).order(Column("id"))
+                .asRequest(of: Info.self).fetchAll(db)
+            for info in infos {
+                #expect(info.books.map(\.id) == expectedIds(info.writer.id))
+                #expect(info.books.allSatisfy { $0.title == "Book \($0.id)" && $0.writerId == info.writer.id })
+            }
+            let all = try Wobbly.fetchAll(db, sql: "SELECT * FROM book ORDER BY id")
+            #expect(all.count == 452)
+            #expect(all.allSatisfy { $0.id > 450 || ($0.title == "Book \($0.id)" && $0.writerId == ($0.id - 1) % 3 + 1) })
+            #expect(all.suffix(2).map(\.writerId) == [nil, nil])
+            #expect(try Row.fetchAll(db, sql: "SELECT * FROM book ORDER BY id").map { try Wobbly(row: $0) } == all)
+        }
+    }
+
     @Test func keysWithoutRowsAndRowsWithoutParent() throws {
         try withWriters { db in
             // Di has no book; the books without writer belong to no one.
