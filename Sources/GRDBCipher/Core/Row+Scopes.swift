@@ -7,6 +7,12 @@ extension Row {
         return nil
     }
 
+    /// Whether the row has scopes (an adapted row whose adapter defines some).
+    var hasScopes: Bool {
+        if case .adapted(_, let layout) = storage { return !layout.scopes.isEmpty }
+        return false
+    }
+
     /// The row as fetched from the database, before any ``RowAdapter``.
     ///
     /// ```swift
@@ -48,7 +54,7 @@ extension Row {
         guard base.isFetched else {
             let scope = Row(base: base, layout: scopeLayout)
             if let prefetched = scopePrefetches[name] {
-                scope.prefetchedRowsStorage = prefetched.rows
+                scope.prefetchedEntries = prefetched.entries
                 scope.scopePrefetches = prefetched.scopes
             }
             return scope
@@ -124,6 +130,8 @@ extension Row {
 
         /// The nearest scope named `key`, breadth-first, or nil.
         public subscript(_ key: String) -> Row? {
+            // (A row without scopes, such as an unadapted row, is answered at once.)
+            guard let layout = row.adaptedLayout?.layout, !layout.scopes.isEmpty else { return nil }
             if let scope = row.scope(named: key) { return scope }
             var queue: [Row] = []
             var next: Row? = row
@@ -294,7 +302,7 @@ extension Row {
 
         /// The keys of the prefetched rows, in the row and its scopes.
         public var keys: Set<String> {
-            var keys = Set(row.prefetchedRowsStorage.keys)
+            var keys = Set(row.prefetchedEntries.map(\.key))
             for (_, scope) in row.scopes {
                 keys.formUnion(scope.prefetchedRows.keys)
             }
@@ -304,13 +312,21 @@ extension Row {
         /// The rows prefetched for `key`, or nil when no association of that key was
         /// prefetched.
         public subscript(_ key: String) -> [Row]? {
-            if let rows = row.prefetchedRowsStorage[key] { return rows }
-            // Rows are prefetched for copied rows only (the fetch is complete before).
-            if row.readsLiveStatement { return nil }
-            for (_, scope) in row.scopes {
-                if let rows = scope.prefetchedRows[key] { return rows }
-            }
-            return nil
+            row.prefetchedGroupInTree(forKey: key)?.rows
         }
+    }
+}
+
+extension Row {
+    /// The group of rows prefetched for `key`, for the row or, when it has none of that key,
+    /// for its scopes (see ``prefetchedRows``).
+    func prefetchedGroupInTree(forKey key: String) -> PrefetchedGroup? {
+        if let group = prefetchedGroup(forKey: key) { return group }
+        // Rows are prefetched for copied rows only (the fetch is complete before).
+        guard let layout = adaptedLayout?.layout, !layout.scopes.isEmpty, !readsLiveStatement else { return nil }
+        for (_, scope) in scopes {
+            if let group = scope.prefetchedGroupInTree(forKey: key) { return group }
+        }
+        return nil
     }
 }

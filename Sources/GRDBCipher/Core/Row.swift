@@ -24,8 +24,8 @@ public final class Row {
         case statement(Statement)
         /// Copied values.
         case values(columns: [String], values: [DatabaseValue])
-        /// Copied values, in the block of a fetch's rows, from `start`.
-        case block(RowValueBlock, start: Int)
+        /// Copied values, in the block of a fetch's rows, from ``blockStart``.
+        case block(RowValueBlock)
         /// The columns and scopes a ``RowAdapter`` gives an unadapted row (live or copied).
         case adapted(base: Row, layout: _RowLayout)
     }
@@ -59,6 +59,13 @@ public final class Row {
     /// The number of columns in the row.
     public let count: Int
 
+    /// For a row whose values are in a block: the position of its first value (0 for other
+    /// rows). Set once, when the row is made, except for the rows that prefetched rows decode
+    /// their records from: such a row, when nothing kept it, is pointed at the next row of its
+    /// block (see ``PrefetchedRowStore``).
+    /// (Used on the connection's queue, by accesses that span no call.)
+    @exclusivity(unchecked) var blockStart: Int = 0
+
     /// What few rows need (decoding caches, prefetched rows), or nil: the copied rows of a
     /// fetch have nothing more to initialize or release.
     /// (Used on the connection's queue, by accesses that span no call: no dynamic
@@ -72,6 +79,9 @@ public final class Row {
         optionalExtras = extras
         return extras
     }
+
+    /// Whether the row has made its extras.
+    var hasExtras: Bool { optionalExtras != nil }
 
     /// The decoding caches and prefetched rows of a row.
     /// (Used on the connection's queue, by accesses that span no call: no dynamic
@@ -93,7 +103,7 @@ public final class Row {
         /// share (the rows of a block have their block's).
         @exclusivity(unchecked) var sharedDecoders: SharedRowDecoders?
         /// Rows fetched by a second query for `including(all:)`, by association key.
-        @exclusivity(unchecked) var prefetchedRows: [String: [Row]] = [:]
+        @exclusivity(unchecked) var prefetched: [PrefetchedEntry] = []
         /// For a copied row: the rows prefetched for its scopes (`including(all:)` nested in
         /// an included association), by scope name. A scope row gets them when it is made.
         @exclusivity(unchecked) var scopePrefetches: [String: PrefetchedScope] = [:]
@@ -127,14 +137,61 @@ public final class Row {
 
     /// For a copied row of a `fetchAll`: the decoders that the rows of the fetch share.
     var sharedDecoders: SharedRowDecoders? {
-        if case .block(let block, _) = storage { return block.sharedDecoders }
+        if case .block(let block) = storage { return block.sharedDecoders }
         return optionalExtras?.sharedDecoders
     }
 
-    /// See ``Extras/prefetchedRows``.
+    /// The rows prefetched for the row (not for its scopes), by association key: those its
+    /// block keeps for it (the rows of a fetch), then those of its extras.
+    var prefetchedEntries: [PrefetchedEntry] {
+        get {
+            var entries: [PrefetchedEntry] = []
+            if let (block, row) = positionInBlock {
+                for prefetch in block.prefetches where prefetch.groups[row] != BlockPrefetch.noGroup {
+                    entries.append(PrefetchedEntry(key: prefetch.key, group: PrefetchedGroup(store: prefetch.store, index: Int(prefetch.groups[row]))))
+                }
+            }
+            for entry in optionalExtras?.prefetched ?? [] where !entries.contains(where: { $0.key == entry.key }) {
+                entries.append(entry)
+            }
+            return entries
+        }
+        set { extras.prefetched = newValue }
+    }
+
+    /// The rows prefetched for the row (not for its scopes), by association key: made for
+    /// each call.
     var prefetchedRowsStorage: [String: [Row]] {
-        get { optionalExtras?.prefetchedRows ?? [:] }
-        set { extras.prefetchedRows = newValue }
+        var rows: [String: [Row]] = [:]
+        for entry in prefetchedEntries { rows[entry.key] = entry.group.rows }
+        return rows
+    }
+
+    /// The group of rows prefetched for the row (not for its scopes) for `key`, if any.
+    func prefetchedGroup(forKey key: String) -> PrefetchedGroup? {
+        if case .block(let block) = storage, !block.prefetches.isEmpty, block.columnCount > 0,
+           let group = block.prefetchedGroup(forKey: key, row: blockStart / block.columnCount) {
+            return group
+        }
+        guard let optionalExtras else { return nil }
+        for entry in optionalExtras.prefetched where entry.key == key { return entry.group }
+        return nil
+    }
+
+    /// Attaches the rows prefetched for `key` (replacing those of the same key): in the row's
+    /// block for a row of a fetch (no extras to make), in its extras otherwise.
+    func setPrefetchedGroup(_ group: PrefetchedGroup, forKey key: String) {
+        if let (block, row) = positionInBlock {
+            block.setPrefetchedGroup(group.index, of: group.store, forKey: key, row: row)
+            optionalExtras?.prefetched.removeAll { $0.key == key }
+            return
+        }
+        let extras = self.extras
+        if let index = extras.prefetched.firstIndex(where: { $0.key == key }) {
+            extras.prefetched[index] = PrefetchedEntry(key: key, group: group)
+        } else {
+            extras.prefetched.append(PrefetchedEntry(key: key, group: group))
+        }
     }
 
     /// See ``Extras/scopePrefetches``.
@@ -145,12 +202,19 @@ public final class Row {
 
     /// The rows prefetched for a scope, and for its own scopes.
     final class PrefetchedScope: Equatable {
-        let rows: [String: [Row]]
+        let entries: [PrefetchedEntry]
         let scopes: [String: PrefetchedScope]
 
-        init(rows: [String: [Row]], scopes: [String: PrefetchedScope]) {
-            self.rows = rows
+        init(entries: [PrefetchedEntry], scopes: [String: PrefetchedScope]) {
+            self.entries = entries
             self.scopes = scopes
+        }
+
+        /// The rows, by association key.
+        var rows: [String: [Row]] {
+            var rows: [String: [Row]] = [:]
+            for entry in entries { rows[entry.key] = entry.group.rows }
+            return rows
         }
 
         static func == (lhs: PrefetchedScope, rhs: PrefetchedScope) -> Bool {
@@ -190,13 +254,14 @@ public final class Row {
 
     /// A copied row whose values are in a block, from `start`.
     init(block: RowValueBlock, start: Int) {
-        storage = .block(block, start: start)
+        storage = .block(block)
         sqliteStatement = nil
         columnLookup = nil
         adaptedSQLiteStatement = nil
         adaptedBaseIndexes = nil
         adaptedLayoutStorage = nil
         count = block.columnCount
+        blockStart = start
     }
 
     /// An adapted row; `base` is an unadapted row.
@@ -247,7 +312,7 @@ public final class Row {
             guard base.isFetched else { return self }
             let copy = Row(base: base.copy(), layout: layout)
             if let optionalExtras {
-                copy.extras.prefetchedRows = optionalExtras.prefetchedRows
+                copy.extras.prefetched = optionalExtras.prefetched
                 copy.extras.scopePrefetches = optionalExtras.scopePrefetches
             }
             return copy
@@ -261,7 +326,7 @@ public final class Row {
     /// The values of a copied row whose values are in a block; nil for other rows. Valid
     /// as long as the row is.
     var blockValues: UnsafePointer<DatabaseValue>? {
-        if case .block(let block, let start) = storage { return block.values(from: start) }
+        if case .block(let block) = storage { return block.values(from: blockStart) }
         return nil
     }
 
@@ -298,7 +363,7 @@ public final class Row {
         switch storage {
         case .statement(let statement): return statement.columnNames
         case .values(let columns, _): return columns
-        case .block(let block, _): return block.columns
+        case .block(let block): return block.columns
         case .adapted(_, let layout): return layout.names
         }
     }
@@ -355,7 +420,7 @@ public final class Row {
             return statement.index(ofColumn: name)
         case .values(let columns, _):
             return columns.firstIndex { $0.equalsIgnoringASCIICase(name) }
-        case .block(let block, _):
+        case .block(let block):
             return block.columns.firstIndex { $0.equalsIgnoringASCIICase(name) }
         case .adapted(_, let layout):
             return layout.index(ofColumn: name, guess: &lookupGuess)
@@ -369,8 +434,8 @@ public final class Row {
             return DatabaseValue(sqliteStatement: statement.sqliteStatement, index: CInt(index))
         case .values(_, let values):
             return values[index]
-        case .block(let block, let start):
-            return block[start + index]
+        case .block(let block):
+            return block[blockStart + index]
         case .adapted(let base, let layout):
             return base.databaseValue(at: layout.baseIndexes[index])
         }
@@ -386,7 +451,7 @@ public final class Row {
         switch storage {
         case .statement(let statement): return statement.columnNames[index]
         case .values(let columns, _): return columns[index]
-        case .block(let block, _): return block.columns[index]
+        case .block(let block): return block.columns[index]
         case .adapted(_, let layout): return layout.names[index]
         }
     }
@@ -599,8 +664,8 @@ extension Row {
             return sqlite3_column_type(statement.sqliteStatement, CInt(index)) == SQLITE_NULL
         case .values(_, let values):
             return values[index].isNull
-        case .block(let block, let start):
-            return block[start + index].isNull
+        case .block(let block):
+            return block[blockStart + index].isNull
         case .adapted(let base, let layout):
             return base.databaseValueIsNull(at: layout.baseIndexes[index])
         }

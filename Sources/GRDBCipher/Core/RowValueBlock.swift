@@ -15,9 +15,13 @@ final class RowValueBlock {
     let columnCount: Int
     /// The decoders that the records of the fetch's rows share (see ``SharedRowDecoders``).
     let sharedDecoders: SharedRowDecoders
+    /// The rows prefetched for the rows of the block, by association key (see
+    /// ``BlockPrefetch``): the rows of a fetch need no extras of their own for them.
+    /// (Written by the prefetch, before the rows are returned; read-only afterwards.)
+    @exclusivity(unchecked) var prefetches: [BlockPrefetch] = []
     private let values: UnsafeMutablePointer<DatabaseValue>
     /// The number of rows the block can hold, and the number it holds.
-    private let rowCapacity: Int
+    let rowCapacity: Int
     private(set) var rowCount = 0
 
     init(columns: [String], sharedDecoders: SharedRowDecoders) {
@@ -29,7 +33,18 @@ final class RowValueBlock {
     }
 
     deinit {
-        values.deinitialize(count: rowCount * columnCount)
+        // Value by value, with the destruction of a `DatabaseValue` inlined: only text and
+        // blobs release something (`deinitialize(count:)` called the generic destruction of
+        // the runtime for each value).
+        var value = values
+        let end = values + rowCount * columnCount
+        while value < end {
+            switch value.pointee.storage {
+            case .null, .int64, .double: break
+            case .string, .blob: value.deinitialize(count: 1)
+            }
+            value += 1
+        }
         values.deallocate()
     }
 
@@ -56,6 +71,13 @@ final class RowValueBlock {
     @inline(__always)
     subscript(position: Int) -> DatabaseValue {
         values[position]
+    }
+
+    /// The integer at `position`, if the value is an integer (without copying the value).
+    @inline(__always)
+    func integer(at position: Int) -> Int64? {
+        if case .int64(let integer) = values[position].storage { return integer }
+        return nil
     }
 
     /// The values from `position`, valid as long as the block is.

@@ -514,8 +514,18 @@ extension SQLExpression {
             let sql = try "\(expression.sql(&context, wrapped: true)) \(negated ? "NOT " : "")BETWEEN \(lower.sql(&context, wrapped: true)) AND \(upper.sql(&context, wrapped: true))"
             return wrapped ? "(\(sql))" : sql
         case let .inList(expression, list, negated):
-            let values = try list.map { try $0.sql(&context) }.joined(separator: ", ")
-            let sql = try "\(expression.sql(&context, wrapped: true)) \(negated ? "NOT " : "")IN (\(values))"
+            // The left side first, then the values, in the order of the SQL text (their
+            // arguments are appended in that order).
+            var sql = try expression.sql(&context, wrapped: true)
+            sql += negated ? " NOT IN (" : " IN ("
+            // (Appended one by one: long lists, such as the keys of `including(all:)`, made
+            // an array of strings before.)
+            sql.reserveCapacity(sql.utf8.count + 3 * list.count + 1)
+            for (index, element) in list.enumerated() {
+                if index > 0 { sql += ", " }
+                sql += try element.sql(&context)
+            }
+            sql += ")"
             return wrapped ? "(\(sql))" : sql
         case let .inSubquery(expression, subquery, negated):
             let sql = try "\(expression.sql(&context, wrapped: true)) \(negated ? "NOT " : "")IN (\(subquery.sql(&context)))"

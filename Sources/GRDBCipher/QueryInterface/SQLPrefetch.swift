@@ -33,7 +33,7 @@ extension SQLQuery {
             }
             try join.relation.prefetch(db, into: scopes)
             for (parent, scope) in zip(parents, scopes) {
-                parent.scopePrefetches[join.key] = Row.PrefetchedScope(rows: scope.prefetchedRowsStorage, scopes: scope.scopePrefetches)
+                parent.scopePrefetches[join.key] = Row.PrefetchedScope(entries: scope.prefetchedEntries, scopes: scope.scopePrefetches)
             }
         }
     }
@@ -79,34 +79,30 @@ extension SQLPrefetch {
         guard let mapping = try association.steps[0].condition.columnMapping(db) else {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "including(all:) needs an association defined by a foreign key")
         }
-        // The key of each parent row.
+        // The key of each parent row: integers (or NULL) for a single-column key of integers
+        // (the usual ids: without an array for each key), arrays of values otherwise.
         let leftColumns = mapping.map(\.left)
+        let parentIntegers = leftColumns.count == 1 ? try Self.integerKeys(of: parentRows, column: leftColumns[0]) : nil
         var parentKeys: [[DatabaseValue]] = []
-        parentKeys.reserveCapacity(parentRows.count)
-        for row in parentRows {
-            var key: [DatabaseValue] = []
-            for column in leftColumns {
-                guard let index = row.index(forColumn: column) else {
-                    throw DatabaseError(
-                        resultCode: .SQLITE_MISUSE,
-                        message: "including(all:) needs the column \(column.quotedDatabaseIdentifier) in the selection of the base request")
-                }
-                key.append(row.databaseValue(at: index))
-            }
-            parentKeys.append(key)
-        }
         // Distinct keys without NULL, sorted: the values of the IN list.
-        var keys: [[DatabaseValue]]
-        if let integers = Self.singleIntegers(parentKeys) {
-            // (Without hashing arrays of values.)
-            keys = []
-            keys.reserveCapacity(integers.count)
+        var distinctIntegers: [Int64] = []
+        var keys: [[DatabaseValue]] = []
+        if let parentIntegers {
+            distinctIntegers.reserveCapacity(parentIntegers.count)
             var previous: Int64?
-            for integer in integers.sorted() where integer != previous {
-                keys.append([DatabaseValue(storage: .int64(integer))])
+            for integer in parentIntegers.compactMap({ $0 }).sorted() where integer != previous {
+                distinctIntegers.append(integer)
                 previous = integer
             }
         } else {
+            parentKeys.reserveCapacity(parentRows.count)
+            for row in parentRows {
+                var key: [DatabaseValue] = []
+                for column in leftColumns {
+                    key.append(try row.databaseValue(ofKeyColumn: column))
+                }
+                parentKeys.append(key)
+            }
             var seen = Set<[DatabaseValue]>()
             keys = parentKeys.filter { key in !key.contains(where: \.isNull) && seen.insert(key).inserted }
             keys.sort { lhs, rhs in
@@ -114,16 +110,19 @@ extension SQLPrefetch {
                 return false
             }
         }
-        var childRows: [Row] = []
-        if !keys.isEmpty {
+        var childRows = PrefetchQueryRows()
+        if !(parentIntegers == nil ? keys.isEmpty : distinctIntegers.isEmpty) {
             let rightColumns = mapping.map(\.right)
             let pivotAlias = association.steps[0].relation.alias
             let isThrough = association.steps.count > 1
-            let keys = keys
+            // The values of the IN list of a single-column key.
+            let inValues: [SQLExpression] = mapping.count != 1 ? [] : parentIntegers != nil
+                ? distinctIntegers.map { SQLExpression(.value(DatabaseValue(storage: .int64($0)))) }
+                : keys.map { SQLExpression(.value($0[0])) }
             var query = association.requestQuery { _, mapping in
                 let columns = mapping.map { SQLExpression(.column($0.right)) }
                 if columns.count == 1 {
-                    return SQLExpression.inList(columns[0], keys.map { SQLExpression(.value($0[0])) })
+                    return SQLExpression.inList(columns[0], inValues)
                 }
                 // A composite key: `("a", "b") IN "grdb_base"`, the keys of the base request.
                 var rowValue = SQL(sql: "(")
@@ -165,13 +164,40 @@ extension SQLPrefetch {
             } else {
                 query.selection += keySelection
             }
-            childRows = try Row.fetchAll(db, QueryInterfaceRequest<Row>(query: query))
+            childRows = try PrefetchQueryRows.fetch(db, QueryInterfaceRequest<Row>(query: query))
         }
-        // The rows of each key, in the order of the query, for each parent.
-        let groups = PrefetchGroups(keys: keys, rows: childRows, keyNames: mapping.map { "grdb_\($0.right)" })
-        for (row, key) in zip(parentRows, parentKeys) {
-            row.prefetchedRowsStorage[self.key] = groups.rows(forKey: key)
+        // The rows of each key, in the order of the query, for each parent: the parents share
+        // the store of the rows.
+        let keyNames = mapping.map { "grdb_\($0.right)" }
+        if let parentIntegers {
+            let groups = PrefetchGroups(distinctIntegers: distinctIntegers, rows: childRows, keyNames: keyNames)
+            let store = groups.store
+            for (row, integer) in zip(parentRows, parentIntegers) {
+                let position = integer.flatMap { groups.position(ofInteger: $0) } ?? -1
+                row.setPrefetchedGroup(PrefetchedGroup(store: store, index: position), forKey: self.key)
+            }
+        } else {
+            let groups = PrefetchGroups(keys: keys, rows: childRows, keyNames: keyNames)
+            let store = groups.store
+            for (row, key) in zip(parentRows, parentKeys) {
+                row.setPrefetchedGroup(PrefetchedGroup(store: store, index: groups.position(forKey: key) ?? -1), forKey: self.key)
+            }
         }
+    }
+
+    /// The keys of rows whose single-column key `column` holds integers or NULL (nil), or
+    /// nil if a key holds another value.
+    private static func integerKeys(of rows: [Row], column: String) throws -> [Int64?]? {
+        var integers: [Int64?] = []
+        integers.reserveCapacity(rows.count)
+        for row in rows {
+            switch try row.databaseValue(ofKeyColumn: column).storage {
+            case .int64(let integer): integers.append(integer)
+            case .null: integers.append(nil)
+            case .double, .string, .blob: return nil
+            }
+        }
+        return integers
     }
 
     /// The integers of single-column keys that are integers or NULL (skipped), or nil.
@@ -200,14 +226,17 @@ private struct PrefetchGroups {
     /// `integerKeys`: by value for single-column keys, by array of values for composite keys.
     private let valuePositions: [DatabaseValue: Int]
     private let positions: [[DatabaseValue]: Int]
-    /// The rows of each key, by position among the parents' distinct keys.
-    private let groups: [[Row]]
+    /// The rows, grouped by position among the parents' distinct keys.
+    let store: PrefetchedRowStore
 
-    init(keys: [[DatabaseValue]], rows: [Row], keyNames: [String]) {
+    /// Groups for the distinct integers of single-column keys, sorted.
+    init(distinctIntegers: [Int64], rows: PrefetchQueryRows, keyNames: [String]) {
+        self.init(integerKeys: IntegerKeyPositions(distinctIntegers), valuePositions: [:], positions: [:], keyCount: distinctIntegers.count, rows: rows, keyNames: keyNames)
+    }
+
+    init(keys: [[DatabaseValue]], rows: PrefetchQueryRows, keyNames: [String]) {
         // (The keys hold no NULL.)
         let integers = SQLPrefetch.singleIntegers(keys)
-        let integerKeys = integers.map(IntegerKeyPositions.init)
-        self.integerKeys = integerKeys
         var valuePositions: [DatabaseValue: Int] = [:]
         var positions: [[DatabaseValue]: Int] = [:]
         if integers == nil {
@@ -219,51 +248,59 @@ private struct PrefetchGroups {
                 }
             }
         }
-        self.valuePositions = valuePositions
-        self.positions = positions
-        guard let firstRow = rows.first else {
-            groups = []
-            return
-        }
-        // The key columns are at the same place in every row.
-        let keyIndexes = keyNames.map { firstRow.unadapted.index(forColumn: $0) }
-        // The group of each row, then arrays of the right size.
-        var rowPositions: [Int] = []
-        rowPositions.reserveCapacity(rows.count)
-        var counts = [Int](repeating: 0, count: keys.count)
-        var key: [DatabaseValue] = []
-        for row in rows {
-            let base = row.unadapted
-            let position: Int?
-            if keyIndexes.count == 1 {
-                let value = keyIndexes[0].map { base.databaseValue(at: $0) } ?? .null
-                position = Self.position(ofValue: value, integerKeys: integerKeys, valuePositions: valuePositions)
-            } else {
-                key.removeAll(keepingCapacity: true)
-                for index in keyIndexes { key.append(index.map { base.databaseValue(at: $0) } ?? .null) }
-                position = positions[key]
-            }
-            if let position { counts[position] += 1 }
-            rowPositions.append(position ?? -1)
-        }
-        var groups: [[Row]] = counts.map { count in
-            var group: [Row] = []
-            group.reserveCapacity(count)
-            return group
-        }
-        for (row, position) in zip(rows, rowPositions) where position >= 0 {
-            groups[position].append(row)
-        }
-        self.groups = groups
+        self.init(integerKeys: integers.map(IntegerKeyPositions.init), valuePositions: valuePositions, positions: positions, keyCount: keys.count, rows: rows, keyNames: keyNames)
     }
 
-    /// The rows of a parent's key (none for a NULL key, or a key without rows).
-    func rows(forKey key: [DatabaseValue]) -> [Row] {
-        guard !groups.isEmpty else { return [] }
-        let position = key.count == 1
+    private init(integerKeys: IntegerKeyPositions?, valuePositions: [DatabaseValue: Int], positions: [[DatabaseValue]: Int], keyCount: Int, rows: PrefetchQueryRows, keyNames: [String]) {
+        self.integerKeys = integerKeys
+        self.valuePositions = valuePositions
+        self.positions = positions
+        // The group of each row.
+        var groupOfRow: [Int32] = []
+        groupOfRow.reserveCapacity(rows.count)
+        if rows.count > 0 {
+            // The key columns are at the same place in every row.
+            let keyIndexes = keyNames.map { rows.index(ofColumn: $0) }
+            if keyIndexes.count == 1, let keyIndex = keyIndexes[0], let integerKeys {
+                // Integer keys, read without copying the values.
+                for index in 0..<rows.count {
+                    let position: Int?
+                    if let integer = rows.integer(row: index, column: keyIndex) {
+                        position = integerKeys.position(of: integer)
+                    } else {
+                        position = Self.position(ofValue: rows.value(row: index, column: keyIndex), integerKeys: integerKeys, valuePositions: valuePositions)
+                    }
+                    groupOfRow.append(Int32(position ?? -1))
+                }
+            } else {
+                var key: [DatabaseValue] = []
+                for index in 0..<rows.count {
+                    let position: Int?
+                    if keyIndexes.count == 1 {
+                        let value = keyIndexes[0].map { rows.value(row: index, column: $0) } ?? .null
+                        position = Self.position(ofValue: value, integerKeys: integerKeys, valuePositions: valuePositions)
+                    } else {
+                        key.removeAll(keepingCapacity: true)
+                        for column in keyIndexes { key.append(column.map { rows.value(row: index, column: $0) } ?? .null) }
+                        position = positions[key]
+                    }
+                    groupOfRow.append(Int32(position ?? -1))
+                }
+            }
+        }
+        store = PrefetchedRowStore(rows: rows, groupOfRow: groupOfRow, groupCount: keyCount)
+    }
+
+    /// The position of a parent's integer key among the distinct integers.
+    func position(ofInteger integer: Int64) -> Int? {
+        integerKeys?.position(of: integer)
+    }
+
+    /// The position of a parent's key among the distinct keys (nil for a NULL key).
+    func position(forKey key: [DatabaseValue]) -> Int? {
+        key.count == 1
             ? Self.position(ofValue: key[0], integerKeys: integerKeys, valuePositions: valuePositions)
             : positions[key]
-        return position.map { groups[$0] } ?? []
     }
 
     /// The position of a single-column key.
@@ -349,5 +386,17 @@ extension DatabaseValue {
         case let (.blob(l), .blob(r)): return l.lexicographicallyPrecedes(r)
         default: return false
         }
+    }
+}
+
+extension Row {
+    /// The value of the key column `column` of a parent row.
+    fileprivate func databaseValue(ofKeyColumn column: String) throws -> DatabaseValue {
+        guard let index = index(forColumn: column) else {
+            throw DatabaseError(
+                resultCode: .SQLITE_MISUSE,
+                message: "including(all:) needs the column \(column.quotedDatabaseIdentifier) in the selection of the base request")
+        }
+        return databaseValue(at: index)
     }
 }

@@ -191,43 +191,69 @@ struct RememberedRecord {
 }
 
 /// Whether a type decoded from a row is a `FetchableRecord`, whether it is a database value,
-/// and whether it is an array of records.
+/// and whether it is an array of records: each answer is asked of the runtime when first
+/// needed (nil until then): the first negative answer for a type scans the conformances of
+/// the whole program.
 struct DecodingTypeMemo {
     var type: ObjectIdentifier
-    var fetchable: (any FetchableRecord.Type)?
-    var isValue: Bool
-    var prefetchedArray: (any PrefetchedRecordArray.Type)?
+    var fetchable: (any FetchableRecord.Type)??
+    var isValue: Bool?
+    var prefetchedArray: (any PrefetchedRecordArray.Type)??
 }
 
 /// An array of records, decoded from prefetched rows without `Decodable`.
 protocol PrefetchedRecordArray {
-    static func decodeRecords(_ rows: [Row]) throws -> Self
+    static func decodeRecords(_ group: PrefetchedGroup) throws -> Self
 }
 
 extension Array: PrefetchedRecordArray where Element: FetchableRecord {
-    static func decodeRecords(_ rows: [Row]) throws -> [Element] {
-        try Element.decodeAll(rows)
+    static func decodeRecords(_ group: PrefetchedGroup) throws -> [Element] {
+        try Element.decodeAll(group)
     }
 }
 
 /// Decodes a `T` with `arrayType`, which is `T`.
-private func decodeRecordArray<T>(_ arrayType: any PrefetchedRecordArray.Type, from rows: [Row], as type: T.Type) throws -> T {
-    try decodeRecordArray(opening: arrayType, from: rows, as: T.self)
+private func decodeRecordArray<T>(_ arrayType: any PrefetchedRecordArray.Type, from group: PrefetchedGroup, as type: T.Type) throws -> T {
+    try decodeRecordArray(opening: arrayType, from: group, as: T.self)
 }
 
-private func decodeRecordArray<A: PrefetchedRecordArray, T>(opening arrayType: A.Type, from rows: [Row], as type: T.Type) throws -> T {
+private func decodeRecordArray<A: PrefetchedRecordArray, T>(opening arrayType: A.Type, from group: PrefetchedGroup, as type: T.Type) throws -> T {
     assert(A.self == T.self)
-    return unsafeBitCast(try A.decodeRecords(rows), to: T.self)
+    return unsafeBitCast(try A.decodeRecords(group), to: T.self)
 }
 
 /// The row a decoder reads: fixed for the decoders of one row; swapped, record after record,
 /// in a decoder shared by the copied rows of one fetch.
 final class RowReference {
+    /// The row. Unowned: the reference of a decoder of one row owns its row (`owner`); the
+    /// reference of a shared decoder reads a row only while a record decodes from it (its
+    /// caller keeps the row alive), and reads ``SharedRowDecoder/noRow`` otherwise. Pointing
+    /// a shared decoder at each row in turn costs no retain and no release.
     // Used on one thread at a time (rows are not Sendable), by accesses that span no call.
-    @exclusivity(unchecked) var row: Row
+    @exclusivity(unchecked) unowned(unsafe) private(set) var row: Row
+    /// The values of `row` when they are in a block (see ``Row/blockValues``).
+    @exclusivity(unchecked) private(set) var blockValues: UnsafePointer<DatabaseValue>?
+    private let owner: Row?
 
+    /// A reference that owns its row.
     init(_ row: Row) {
         self.row = row
+        blockValues = row.blockValues
+        owner = row
+    }
+
+    /// The reference of a shared decoder, which reads `noRow` between records.
+    init(sharedBy noRow: Row) {
+        row = noRow
+        blockValues = nil
+        owner = nil
+    }
+
+    /// Points a shared reference at `row`.
+    @inline(__always)
+    func point(at row: Row) {
+        self.row = row
+        blockValues = row.blockValues
     }
 }
 
@@ -239,27 +265,44 @@ final class RowReference {
 /// Rows are not Sendable: their records are decoded on one thread at a time.
 final class SharedRowDecoders {
     @exclusivity(unchecked) private var decoders: [SharedRowDecoder] = []
+    /// The decoder checked out last: usually the one the next record takes.
+    @exclusivity(unchecked) private var last: SharedRowDecoder?
 
+    /// A decoder of `Record` that reads `row`, until it is checked in. The caller keeps
+    /// `row` alive until then.
+    @inline(__always)
     func checkOut<Record: FetchableRecord & Decodable>(_ type: Record.Type, row: Row) -> SharedRowDecoder {
+        let recordType = ObjectIdentifier(Record.self)
+        if let last, last.recordType == recordType, !last.isInUse {
+            last.isInUse = true
+            last.rowReference.point(at: row)
+            return last
+        }
+        return checkOutAnother(Record.self, row: row)
+    }
+
+    private func checkOutAnother<Record: FetchableRecord & Decodable>(_ type: Record.Type, row: Row) -> SharedRowDecoder {
         let recordType = ObjectIdentifier(Record.self)
         for decoder in decoders where decoder.recordType == recordType && !decoder.isInUse {
             decoder.isInUse = true
-            decoder.rowReference.row = row
+            decoder.rowReference.point(at: row)
+            last = decoder
             return decoder
         }
-        let rowReference = RowReference(row)
+        let rowReference = RowReference(sharedBy: SharedRowDecoder.noRow)
+        rowReference.point(at: row)
         let decoder = SharedRowDecoder(recordType: recordType, rowReference: rowReference, decoder: RowDecoder<Record>(sharedReference: rowReference))
         decoder.isInUse = true
         decoders.append(decoder)
+        last = decoder
         return decoder
     }
 }
 
 /// A decoder shared by the copied rows of one fetch, for one record type.
 final class SharedRowDecoder {
-    /// What the shared decoders read between two records: no row, so that the fetched rows,
-    /// which refer to their shared decoders, can go.
-    nonisolated(unsafe) private static let noRow = Row()
+    /// What the shared decoders read between two records: no row.
+    nonisolated(unsafe) static let noRow = Row()
 
     let recordType: ObjectIdentifier
     let rowReference: RowReference
@@ -268,14 +311,18 @@ final class SharedRowDecoder {
     // Used on one thread at a time, by accesses that span no call.
     @exclusivity(unchecked) var isInUse = false
 
+    /// ``noRow``, without the lazy initialization of a static at each record.
+    private let noRow = SharedRowDecoder.noRow
+
     init(recordType: ObjectIdentifier, rowReference: RowReference, decoder: any Decoder) {
         self.recordType = recordType
         self.rowReference = rowReference
         self.decoder = decoder
     }
 
+    @inline(__always)
     func checkIn() {
-        rowReference.row = SharedRowDecoder.noRow
+        rowReference.point(at: noRow)
         isInUse = false
     }
 }
@@ -342,6 +389,16 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     /// copied rows are made for each row, with their prefetched rows).
     private let remembersScopes: Bool
     @exclusivity(unchecked) private var keyMemos: [DecodingKeyMemo] = []
+    /// For keys that are plain values of 1, 2, 4 or 8 bytes (the enums of coding keys), whose
+    /// bits tell them apart: their size; 0 for other keys, told apart by their string.
+    private let keyBitCount: Int
+    /// When `keyBitCount` > 0, the bits of the key of each memo and its column index (-1:
+    /// none), parallel to `keyMemos`: a lookup that finds the key of the previous record at
+    /// the same place needs not the key's string.
+    @exclusivity(unchecked) private var keyBitsMemos: [(bits: UInt64, index: Int)] = []
+    /// Whether the keys are looked up in `keyBitsMemos` (the default column strategy, keys
+    /// remembered, and keys told apart by their bits).
+    private let usesKeyBitsMemos: Bool
     /// The position of the next lookup in the current record's decoding.
     @exclusivity(unchecked) private var lookupOrdinal = 0
     /// The position of the last lookup, whose memo remembers the key's scope too.
@@ -366,6 +423,8 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         remembersKeys = remembersScopes || sharesColumns
         self.sharesColumns = sharesColumns
         blockValues = sharesColumns ? row.blockValues : nil
+        let keySize = MemoryLayout<Key>.size
+        keyBitCount = _isPOD(Key.self) && [1, 2, 4, 8].contains(keySize) ? keySize : 0
         switch Record.databaseColumnDecodingStrategy {
         case .useDefaultKeys:
             keyIndexes = nil
@@ -377,6 +436,7 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
             }
             keyIndexes = indexes
         }
+        usesKeyBitsMemos = keyBitCount > 0 && remembersKeys && keyIndexes == nil
     }
 
     var allKeys: [Key] {
@@ -389,7 +449,7 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     func willDecodeRecord() {
         lookupOrdinal = 0
         lastLookupOrdinal = -1
-        if sharesColumns { blockValues = rowReference.row.blockValues }
+        if sharesColumns { blockValues = rowReference.blockValues }
     }
 
     @inline(__always)
@@ -409,6 +469,35 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         let ordinal = lookupOrdinal
         lookupOrdinal += 1
         lastLookupOrdinal = ordinal
+        guard keyBitCount > 0 else { return rememberedIndex(key, ordinal: ordinal) }
+        let bits = keyBits(key)
+        if ordinal < keyBitsMemos.count, keyBitsMemos[ordinal].bits == bits {
+            let index = keyBitsMemos[ordinal].index
+            return index >= 0 ? index : nil
+        }
+        let index = rememberedIndex(key, ordinal: ordinal)
+        if ordinal < keyBitsMemos.count {
+            keyBitsMemos[ordinal] = (bits, index ?? -1)
+        } else {
+            // (The memos grow together: this is the memo `keyMemos` appended.)
+            keyBitsMemos.append((bits, index ?? -1))
+        }
+        return index
+    }
+
+    /// The bits of a key of `keyBitCount` bytes (a plain value: equal bits, equal keys).
+    @inline(__always)
+    private func keyBits(_ key: Key) -> UInt64 {
+        switch keyBitCount {
+        case 1: return UInt64(unsafeBitCast(key, to: UInt8.self))
+        case 2: return UInt64(unsafeBitCast(key, to: UInt16.self))
+        case 4: return UInt64(unsafeBitCast(key, to: UInt32.self))
+        default: return unsafeBitCast(key, to: UInt64.self)
+        }
+    }
+
+    /// The index of `key`, the lookup at `ordinal`, remembered by the key's string.
+    private func rememberedIndex(_ key: Key, ordinal: Int) -> Int? {
         let name = key.stringValue
         if ordinal < keyMemos.count, keyMemos[ordinal].key == name { return keyMemos[ordinal].index }
         let index = row.index(forColumn: name)
@@ -423,6 +512,9 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
 
     /// The scope of `key` in the row's scopes tree, right after the key's column lookup.
     private func scope(forKey key: Key) -> Row? {
+        // (A row without scopes, such as an unadapted row, is answered without the key's
+        // string.)
+        guard row.hasScopes else { return nil }
         guard remembersScopes, memo(at: lastLookupOrdinal, isFor: key) else {
             return row.scopesTree[key.stringValue]
         }
@@ -432,20 +524,41 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         return scope
     }
 
-    /// Whether `T` is a `FetchableRecord`, whether it is a database value, and whether it
-    /// is an array of records (remembered).
-    private func typeInfo<T>(_ type: T.Type) -> DecodingTypeMemo {
+    /// The position of the memo of `T` in `typeMemos`, made if needed; nil when the
+    /// container keeps no memos.
+    private func typeMemoIndex<T>(_ type: T.Type) -> Int? {
+        guard remembersKeys else { return nil }
         let id = ObjectIdentifier(T.self)
-        for memo in typeMemos where memo.type == id {
-            return memo
-        }
-        let memo = DecodingTypeMemo(
-            type: id,
-            fetchable: T.self as? any FetchableRecord.Type,
-            isValue: T.self is any DatabaseValueConvertible.Type || T.self == Date.self || T.self == Data.self,
-            prefetchedArray: T.self as? any PrefetchedRecordArray.Type)
-        if remembersKeys { typeMemos.append(memo) }
-        return memo
+        if let index = typeMemos.firstIndex(where: { $0.type == id }) { return index }
+        typeMemos.append(DecodingTypeMemo(type: id))
+        return typeMemos.count - 1
+    }
+
+    /// `T` as a `FetchableRecord` type, if it is one (remembered).
+    private func fetchableType<T>(_ type: T.Type) -> (any FetchableRecord.Type)? {
+        let index = typeMemoIndex(T.self)
+        if let index, let known = typeMemos[index].fetchable { return known }
+        let answer = T.self as? any FetchableRecord.Type
+        if let index { typeMemos[index].fetchable = .some(answer) }
+        return answer
+    }
+
+    /// Whether `T` is a database value (remembered).
+    private func isValueType<T>(_ type: T.Type) -> Bool {
+        let index = typeMemoIndex(T.self)
+        if let index, let known = typeMemos[index].isValue { return known }
+        let answer = T.self is any DatabaseValueConvertible.Type || T.self == Date.self || T.self == Data.self
+        if let index { typeMemos[index].isValue = answer }
+        return answer
+    }
+
+    /// `T` as an array of records decoded from prefetched rows, if it is one (remembered).
+    private func prefetchedArrayType<T>(_ type: T.Type) -> (any PrefetchedRecordArray.Type)? {
+        let index = typeMemoIndex(T.self)
+        if let index, let known = typeMemos[index].prefetchedArray { return known }
+        let answer = T.self as? any PrefetchedRecordArray.Type
+        if let index { typeMemos[index].prefetchedArray = .some(answer) }
+        return answer
     }
 
     @inline(__always)
@@ -457,7 +570,7 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     }
 
     func contains(_ key: Key) -> Bool {
-        index(of: key) != nil || scope(forKey: key) != nil || row.prefetchedRows[key.stringValue] != nil
+        index(of: key) != nil || scope(forKey: key) != nil || row.prefetchedGroupInTree(forKey: key.stringValue) != nil
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
@@ -472,6 +585,19 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
 
     @inline(__always)
     private func fastDecode<T: DatabaseValueConvertible & StatementColumnConvertible>(_ type: T.Type, forKey key: Key) throws -> T {
+        // The copied rows of a fetch, in blocks: the key found where it was found for the
+        // previous record, and its value read from the block, without a call.
+        if usesKeyBitsMemos, let blockValues {
+            let ordinal = lookupOrdinal
+            if ordinal < keyBitsMemos.count {
+                let memo = keyBitsMemos[ordinal]
+                if memo.index >= 0, memo.bits == keyBits(key), let value = T.fromDatabaseValue(blockValues[memo.index]) {
+                    lookupOrdinal = ordinal + 1
+                    lastLookupOrdinal = ordinal
+                    return value
+                }
+            }
+        }
         let index = try requiredIndex(of: key, type)
         if let sqliteStatement = liveStatement,
            let value = Row.liveValue(T.self, sqliteStatement, liveColumn(index)) {
@@ -542,8 +668,8 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let index = index(of: key) else {
-            if let rows = row.prefetchedRows[key.stringValue] {
-                return try decodePrefetched(type, from: rows, key: key)
+            if let group = row.prefetchedGroupInTree(forKey: key.stringValue) {
+                return try decodePrefetched(type, from: group, key: key)
             }
             guard let scope = scope(forKey: key), scope.containsNonNullValue else { return nil }
             return try decode(type, fromRow: scope, key: key)
@@ -576,11 +702,11 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
             if remembersScopes { rememberRecord(key, T.self, scope: scope) }
             return value
         }
-        if let rows = row.prefetchedRows[key.stringValue] {
-            return try decodePrefetched(type, from: rows, key: key)
+        if let group = row.prefetchedGroupInTree(forKey: key.stringValue) {
+            return try decodePrefetched(type, from: group, key: key)
         }
         // (Never the record's own type: that would recurse forever.)
-        if typeInfo(T.self).isValue || T.self == Record.self {
+        if T.self == Record.self || isValueType(T.self) {
             throw RowDecodingError.columnNotFound(key.stringValue, type: type, row: row, record: Record.self)
         }
         do {
@@ -617,27 +743,27 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     /// Remembers that the last lookup, of `key`, decoded a `T` from `scope` (nil: from the
     /// row's own columns), when `T` is a record.
     private func rememberRecord<T>(_ key: Key, _ type: T.Type, scope: Row?) {
-        guard memo(at: lastLookupOrdinal, isFor: key), let recordType = typeInfo(T.self).fetchable else { return }
+        guard memo(at: lastLookupOrdinal, isFor: key), let recordType = fetchableType(T.self) else { return }
         keyMemos[lastLookupOrdinal].record = RememberedRecord(type: ObjectIdentifier(T.self), recordType: recordType, scope: scope)
     }
 
     /// Decodes a record from a whole row (a scope, or the row itself), for `key`.
     private func decode<T: Decodable>(_ type: T.Type, fromRow row: Row, key: Key) throws -> T {
-        if let recordType = typeInfo(T.self).fetchable {
+        if let recordType = fetchableType(T.self) {
             return try decodeRecord(recordType, from: row, as: T.self)
         }
         return try T(from: RowDecoder<Record>(row: row, codingPath: codingPath + [key]))
     }
 
     /// Decodes a collection from the rows prefetched for `key`.
-    private func decodePrefetched<T: Decodable>(_ type: T.Type, from rows: [Row], key: Key) throws -> T {
+    private func decodePrefetched<T: Decodable>(_ type: T.Type, from group: PrefetchedGroup, key: Key) throws -> T {
         // An array of records (`[Book]`) is decoded straight from the rows: the standard
         // library's `Decodable` array, generic and unspecialized, looked up the metadata of the
         // array for each element, and the unkeyed container added a box.
-        if let arrayType = typeInfo(T.self).prefetchedArray {
-            return try decodeRecordArray(arrayType, from: rows, as: T.self)
+        if let arrayType = prefetchedArrayType(T.self) {
+            return try decodeRecordArray(arrayType, from: group, as: T.self)
         }
-        return try T(from: PrefetchedRowsDecoder<Record>(rows: rows, codingPath: codingPath + [key]))
+        return try T(from: PrefetchedRowsDecoder<Record>(rows: group.rows, codingPath: codingPath + [key]))
     }
 
     /// Decodes any `Decodable` value from a column: with the record's date and data strategies,

@@ -61,3 +61,18 @@ extension FetchableRecord {
         return builder.makeArray()
     }
 }
+
+extension FetchableRecord {
+    /// The records decoded from prefetched rows, in order. The rows that the records do not
+    /// keep are reused (see ``PrefetchedRowIterator``).
+    static func decodeAll(_ group: PrefetchedGroup) throws -> [Self] {
+        // The number of records is known: they are decoded into the array's storage.
+        try Array(unsafeUninitializedCapacity: group.count) { buffer, initializedCount in
+            var iterator = group.makeRowIterator()
+            while iterator.advance() {
+                (buffer.baseAddress.unsafelyUnwrapped + initializedCount).initialize(to: try Self(row: iterator.row))
+                initializedCount += 1
+            }
+        }
+    }
+}

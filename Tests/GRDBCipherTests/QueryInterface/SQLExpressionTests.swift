@@ -123,6 +123,9 @@ struct SQLExpressionTests {
             try expectSQL(db, (..<10).contains(a), "\"a\" < ?", [10])
             #expect(try Table("t").filter((2...3).contains(a)).fetchCount(db) == 2)
             #expect(try Table("t").filter([1, 3].contains(a)).fetchCount(db) == 2)
+            // The arguments of the left side come first, as in the SQL text.
+            try expectSQL(db, [11, 20].contains(a + 10), "(\"a\" + ?) IN (?, ?)", [10, 11, 20])
+            #expect(try Table("t").filter([11, 13].contains(a + 10)).fetchCount(db) == 2)
         }
     }
 
