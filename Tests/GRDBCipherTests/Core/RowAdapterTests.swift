@@ -156,6 +156,49 @@ struct RowAdapterTests {
         }
     }
 
+    /// The live rows of a cursor, read through an adapter by name: lookups in a different
+    /// order on each row, in another case, of a name that two columns share (the leftmost
+    /// wins, ignoring case), and two scopes asked in turn, keep their answers row after row.
+    @Test func liveJoinedRowsReadByName() throws {
+        try withDatabase { (db: Database) throws in
+            let sql = """
+                SELECT player.id, player.name, player.teamId, player.name AS NAME, \
+                       team.id, team.name, team.id AS tid \
+                FROM player LEFT JOIN team ON team.id = player.teamId ORDER BY player.id
+                """
+            let adapter = ScopeAdapter(base: RangeRowAdapter(0..<4), scopes: [
+                "team": RangeRowAdapter(4..<6),
+                "key": RangeRowAdapter(6..<7),
+            ])
+            let cursor = try Row.fetchCursor(db, sql: sql, adapter: adapter)
+            var seen: [String] = []
+            var rowIndex = 0
+            while let row = try cursor.next() {
+                let id: Int64 = row["id"]
+                let name: String
+                let upper: String
+                if rowIndex.isMultiple(of: 2) {
+                    name = row["name"]
+                    upper = row["NAME"]
+                } else {
+                    upper = row["NAME"]
+                    name = row["Name"]
+                }
+                // "NAME" is the fourth column, but "name" (the second) is its leftmost match.
+                #expect(upper == name)
+                #expect(row.columnNames == ["id", "name", "teamId", "NAME"])
+                let teamId: Int64? = row["teamId"]
+                let team: RATeam? = row["team"]
+                let key: Row? = row.scopes["key"]
+                let teamAgain: RATeam? = rowIndex == 1 ? row["team"] : team
+                #expect(team == teamAgain)
+                seen.append("\(id) \(name) \(teamId.map(String.init) ?? "-") \(team?.name ?? "-") \(key?["tid"] as Int64? ?? 0)")
+                rowIndex += 1
+            }
+            #expect(seen == ["1 Arthur 1 red 1", "2 Barbara 2 blue 2", "3 Craig - - 0"])
+        }
+    }
+
     @Test func nestedScopes() throws {
         try withDatabase { (db: Database) throws in
             // Each scope adapter reads the same columns as its base: the whole row here.
