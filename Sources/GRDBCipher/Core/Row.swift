@@ -349,13 +349,9 @@ public final class Row {
     /// The statement handle and the column indexes of a row that reads a live statement
     /// through an adapter; for a live row, the handle and nil.
     var liveColumns: (sqliteStatement: SQLiteStatement, baseIndexes: [Int]?)? {
-        switch storage {
-        case .statement(let statement): return (statement.sqliteStatement, nil)
-        case .values, .block: return nil
-        case .adapted(let base, let layout):
-            guard case .statement(let statement) = base.storage else { return nil }
-            return (statement.sqliteStatement, layout.baseIndexes)
-        }
+        if let sqliteStatement { return (sqliteStatement, nil) }
+        if let adaptedSQLiteStatement { return (adaptedSQLiteStatement, adaptedBaseIndexes) }
+        return nil
     }
 
     /// The names of the columns, from left to right.
@@ -412,9 +408,6 @@ public final class Row {
 
     @usableFromInline
     func copiedIndex(forColumn name: String) -> Int? {
-        if let adaptedLayoutStorage {
-            return adaptedLayoutStorage._withUnsafeGuaranteedRef { $0.index(ofColumn: name, guess: &lookupGuess) }
-        }
         switch storage {
         case .statement(let statement):
             return statement.index(ofColumn: name)
@@ -422,8 +415,9 @@ public final class Row {
             return columns.firstIndex { $0.equalsIgnoringASCIICase(name) }
         case .block(let block):
             return block.columns.firstIndex { $0.equalsIgnoringASCIICase(name) }
-        case .adapted(_, let layout):
-            return layout.index(ofColumn: name, guess: &lookupGuess)
+        case .adapted:
+            // Through the unretained layout: binding it from `storage` retained its lists.
+            return adaptedLayoutStorage.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.index(ofColumn: name, guess: &lookupGuess) }
         }
     }
 

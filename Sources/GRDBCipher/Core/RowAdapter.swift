@@ -38,21 +38,17 @@ public struct _RowLayout: Sendable {
             self.leftmost = leftmost
         }
 
-        func index(ofColumn name: String) -> Int? {
-            // Most lookups spell a name as the SQL does: an exact comparison (one step for
-            // the same literal) finds it without folding cases.
-            for index in names.indices where names[index] == name { return leftmost[index] }
-            return names.firstIndex { $0.equalsIgnoringASCIICase(name) }
-        }
-
-        /// `index(ofColumn:)`, trying the column `guess` first; `guess` becomes the column
-        /// after the one found (records read their columns in order, row after row).
+        /// The leftmost column named `name` (ignoring case), trying the column `guess` first;
+        /// `guess` becomes the column after the one found (records read their columns in
+        /// order, row after row).
         func index(ofColumn name: String, guess: inout Int) -> Int? {
             if guess < names.count && names[guess] == name {
                 let found = leftmost[guess]
                 guess &+= 1
                 return found
             }
+            // Most lookups spell a name as the SQL does: an exact comparison (one step for
+            // the same literal) finds it without folding cases.
             for index in names.indices where names[index] == name {
                 guess = index &+ 1
                 return leftmost[index]
@@ -99,7 +95,8 @@ public struct _RowLayout: Sendable {
 
     /// The leftmost column named `name`, compared case-insensitively.
     func index(ofColumn name: String) -> Int? {
-        storage.index(ofColumn: name)
+        var noGuess = Int.max
+        return storage.index(ofColumn: name, guess: &noGuess)
     }
 
     /// The leftmost column named `name`, compared case-insensitively, trying the column
