@@ -231,6 +231,12 @@ extension SQLExpression {
         return false
     }
 
+    /// Whether the expression is a value other than NULL (written `?`).
+    var isNonNullValue: Bool {
+        if case .value(let value) = kind { return !value.isNull }
+        return false
+    }
+
     /// Whether the expression aggregates rows (COUNT, MAX…), or might (raw SQL).
     var mayAggregate: Bool {
         switch kind {
@@ -518,8 +524,18 @@ extension SQLExpression {
             // arguments are appended in that order).
             var sql = try expression.sql(&context, wrapped: true)
             sql += negated ? " NOT IN (" : " IN ("
-            // (Appended one by one: long lists, such as the keys of `including(all:)`, made
-            // an array of strings before.)
+            if !context.inlinesValues, list.count > 1, list.allSatisfy(\.isNonNullValue) {
+                // Values only (the keys of `including(all:)`): their arguments, and the
+                // parameters written at once (`?, ?, ?`) rather than value by value.
+                context.reserveArguments(list.count)
+                for element in list {
+                    if case .value(let value) = element.kind { context.append(value) }
+                }
+                sql += String(repeating: "?, ", count: list.count - 1)
+                sql += "?)"
+                return wrapped ? "(\(sql))" : sql
+            }
+            // (Appended one by one: long lists made an array of strings before.)
             sql.reserveCapacity(sql.utf8.count + 3 * list.count + 1)
             for (index, element) in list.enumerated() {
                 if index > 0 { sql += ", " }

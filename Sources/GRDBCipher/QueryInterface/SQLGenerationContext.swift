@@ -33,6 +33,11 @@ struct SQLGenerationContext {
         arguments.values.append(value)
     }
 
+    /// Makes room for `count` more arguments.
+    mutating func reserveArguments(_ count: Int) {
+        arguments.values.reserveCapacity(arguments.values.count + count)
+    }
+
     mutating func append(_ arguments: StatementArguments) {
         self.arguments += arguments
     }

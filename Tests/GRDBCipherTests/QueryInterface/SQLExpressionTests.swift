@@ -108,7 +108,7 @@ struct SQLExpressionTests {
     }
 
     @Test func inclusion() throws {
-        let a = Column("a"), name = Column("name")
+        let a = Column("a"), b = Column("b"), name = Column("name")
         try withDatabase { (db: Database) throws in
             try expectSQL(db, [1, 2, 3].contains(a), "\"a\" IN (?, ?, ?)", [1, 2, 3])
             try expectSQL(db, ![1, 2, 3].contains(a), "\"a\" NOT IN (?, ?, ?)", [1, 2, 3])
@@ -126,6 +126,12 @@ struct SQLExpressionTests {
             // The arguments of the left side come first, as in the SQL text.
             try expectSQL(db, [11, 20].contains(a + 10), "(\"a\" + ?) IN (?, ?)", [10, 11, 20])
             #expect(try Table("t").filter([11, 13].contains(a + 10)).fetchCount(db) == 2)
+            // Lists that are not all values: NULL is written as is, expressions as theirs.
+            try expectSQL(db, [1.databaseValue, DatabaseValue.null, 3.databaseValue].contains(a), "\"a\" IN (?, NULL, ?)", [1, 3])
+            let mixed: [any SQLExpressible] = [a, 2, b + 1]
+            try expectSQL(db, mixed.contains(name), "\"name\" IN (\"a\", ?, \"b\" + ?)", [2, 1])
+            // A long list of values, in order.
+            try expectSQL(db, Array(1...300).contains(a), "\"a\" IN (" + Array(repeating: "?", count: 300).joined(separator: ", ") + ")", StatementArguments(Array(1...300)))
         }
     }
 
