@@ -135,10 +135,13 @@ public final class Row {
         }
     }
 
-    /// For a copied row of a `fetchAll`: the decoders that the rows of the fetch share.
-    var sharedDecoders: SharedRowDecoders? {
-        if case .block(let block) = storage { return block.sharedDecoders }
-        return optionalExtras?.sharedDecoders
+    /// For a copied row of a `fetchAll`: the decoders that the rows of the fetch share,
+    /// unretained (valid as long as the row lives).
+    var unretainedSharedDecoders: Unmanaged<SharedRowDecoders>? {
+        @inline(__always) get {
+            if case .block(let block) = storage { return Unmanaged.passUnretained(block.sharedDecoders) }
+            return optionalExtras?.sharedDecoders.map(Unmanaged.passUnretained)
+        }
     }
 
     /// The rows prefetched for the row (not for its scopes), by association key: those its

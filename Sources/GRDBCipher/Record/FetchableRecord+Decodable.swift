@@ -15,11 +15,12 @@ extension FetchableRecord where Self: Decodable {
     /// }
     /// ```
     public init(row: Row) throws {
-        // The copied rows of one fetch share their decoders.
-        if let shared = row.sharedDecoders {
-            let decoder = shared.checkOut(Self.self, row: row)
-            defer { decoder.checkIn() }
-            try self.init(from: decoder.decoder)
+        // The copied rows of one fetch share their decoders. (Used without retains: the row
+        // keeps its shared decoders alive, and they keep each decoder they made.)
+        if let shared = row.unretainedSharedDecoders {
+            let decoder = shared._withUnsafeGuaranteedRef { $0.checkOut(Self.self, row: row) }
+            defer { decoder._withUnsafeGuaranteedRef { $0.checkIn() } }
+            try self.init(from: decoder._withUnsafeGuaranteedRef { $0.decoder })
             return
         }
         // A cursor decodes every record from the same live row: its decoder is made once.
@@ -270,15 +271,16 @@ final class SharedRowDecoders {
 
     /// A decoder of `Record` that reads `row`, until it is checked in. The caller keeps
     /// `row` alive until then.
+    /// (Unretained: the decoders are kept in `decoders` as long as `self` lives.)
     @inline(__always)
-    func checkOut<Record: FetchableRecord & Decodable>(_ type: Record.Type, row: Row) -> SharedRowDecoder {
+    func checkOut<Record: FetchableRecord & Decodable>(_ type: Record.Type, row: Row) -> Unmanaged<SharedRowDecoder> {
         let recordType = ObjectIdentifier(Record.self)
         if let last, last.recordType == recordType, !last.isInUse {
             last.isInUse = true
             last.rowReference.point(at: row)
-            return last
+            return Unmanaged.passUnretained(last)
         }
-        return checkOutAnother(Record.self, row: row)
+        return Unmanaged.passUnretained(checkOutAnother(Record.self, row: row))
     }
 
     private func checkOutAnother<Record: FetchableRecord & Decodable>(_ type: Record.Type, row: Row) -> SharedRowDecoder {
