@@ -82,9 +82,12 @@ public struct AssociationAggregate<RowDecoder>: Sendable {
 
     // MARK: Combination
 
-    func map(_ transform: @escaping @Sendable (SQLExpression) -> SQLExpression) -> AssociationAggregate<RowDecoder> {
+    /// `keepingKey`: the result keeps the aggregate's name (`??` and `cast` do, as in GRDB:
+    /// `Team.players.min(\.score) ?? 0` is still `minPlayerScore`); other functions and
+    /// operators make an unnamed value.
+    func map(keepingKey: Bool = false, _ transform: @escaping @Sendable (SQLExpression) -> SQLExpression) -> AssociationAggregate<RowDecoder> {
         let expression = self.expression
-        return AssociationAggregate(associations: associations, key: nil) { db in try transform(expression(db)) }
+        return AssociationAggregate(associations: associations, key: keepingKey ? key : nil) { db in try transform(expression(db)) }
     }
 
     static func combine(_ lhs: Self, _ rhs: Self, _ op: @escaping @Sendable (SQLExpression, SQLExpression) -> SQLExpression) -> Self {
@@ -395,7 +398,7 @@ extension AssociationAggregate {
     /// `IFNULL(aggregate, value)`.
     public static func ?? (lhs: Self, rhs: some SQLExpressible) -> AssociationAggregate<RowDecoder> {
         let value = rhs.sqlExpression
-        return lhs.map { SQLExpression(.function("IFNULL", [$0, value], aggregate: false, distinct: false, filter: nil)) }
+        return lhs.map(keepingKey: true) { SQLExpression(.function("IFNULL", [$0, value], aggregate: false, distinct: false, filter: nil)) }
     }
 }
 
@@ -411,5 +414,5 @@ public func length<RowDecoder>(_ aggregate: AssociationAggregate<RowDecoder>) ->
 
 /// `CAST(aggregate AS storageClass)`.
 public func cast<RowDecoder>(_ aggregate: AssociationAggregate<RowDecoder>, as storageClass: Database.StorageClass) -> AssociationAggregate<RowDecoder> {
-    aggregate.map { cast($0, as: storageClass) }
+    aggregate.map(keepingKey: true) { cast($0, as: storageClass) }
 }
