@@ -158,6 +158,21 @@ extension SQLQuery {
         joins[index] = existing
     }
 
+    /// The relation with its joined relations joined only (no columns, no scopes), and
+    /// without prefetches: the intermediate tables of a through association.
+    func withoutSelectedJoins() -> SQLQuery {
+        var query = self
+        query.prefetches = []
+        query.joins = joins.map { join in
+            var join = join
+            join.isIncluded = false
+            join.isAnnotation = false
+            join.relation = join.relation.withoutSelectedJoins()
+            return join
+        }
+        return query
+    }
+
     /// The relation and its joined relations, with new instances of the aliases the library
     /// made.
     func withFreshImplicitAliases() -> SQLQuery {

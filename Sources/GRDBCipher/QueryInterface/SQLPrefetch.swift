@@ -14,8 +14,23 @@ extension SQLQuery {
     /// then those of its included relations, for their scopes
     /// (`Book.including(required: Book.author.including(all: Author.awards))`).
     func prefetch(_ db: Database, into rows: [Row]) throws {
+        try prefetch(db, into: rows, chain: nil)
+    }
+
+    /// `chain`: for an included relation, the fetched rows and the joins from the request's
+    /// own relation down to this one. Its prefetches are keyed on the fetched rows, through
+    /// those joins, as GRDB does: `Book.including(required: Book.author.including(all:
+    /// Author.books))` prefetches with `SELECT "book".*, "author"."id" AS "grdb_id" FROM
+    /// "book" JOIN "author" ON ("author"."id" = "book"."authorId") AND ("author"."id" IN (?, ?))`.
+    private func prefetch(_ db: Database, into rows: [Row], chain: PrefetchChain?) throws {
         for prefetch in prefetches {
-            try prefetch.run(db, parentRows: rows, parentQuery: self)
+            if let chain {
+                var composed = prefetch
+                composed.association.steps = chain.steps + prefetch.association.steps
+                try composed.run(db, parentRows: chain.rootRows, parentQuery: chain.rootQuery, attachingTo: rows)
+            } else {
+                try prefetch.run(db, parentRows: rows, parentQuery: self)
+            }
         }
         for join in joins where join.relation.prefetchesInTree {
             guard join.isIncluded else {
@@ -26,17 +41,38 @@ extension SQLQuery {
             }
             var parents: [Row] = []
             var scopes: [Row] = []
-            for row in rows {
+            var rootRows: [Row] = []
+            for (index, row) in rows.enumerated() {
                 guard let scope = row.scope(named: join.key) else { continue }
                 parents.append(row)
                 scopes.append(scope)
+                rootRows.append(chain?.rootRows[index] ?? row)
             }
-            try join.relation.prefetch(db, into: scopes)
+            // The join becomes a step of the prefetch queries below it (the join that leads
+            // further down is joined by the next step, not by this one).
+            var steps = chain?.steps ?? []
+            if !steps.isEmpty {
+                steps[steps.count - 1].relation.joins.removeAll { $0.key == join.key }
+            }
+            var relation = join.relation
+            relation.prefetches = []
+            steps.append(_SQLAssociation.Step(key: .fixed(join.key), condition: join.condition, relation: relation, isToMany: false))
+            let next = PrefetchChain(rootRows: rootRows, rootQuery: chain?.rootQuery ?? self, steps: steps)
+            try join.relation.prefetch(db, into: scopes, chain: next)
             for (parent, scope) in zip(parents, scopes) {
                 parent.scopePrefetches[join.key] = Row.PrefetchedScope(entries: scope.prefetchedEntries, scopes: scope.scopePrefetches)
             }
         }
     }
+}
+
+/// The fetched rows of a request and the joins that lead to an included relation, whose
+/// prefetches are keyed on the fetched rows (see ``SQLQuery/prefetch(_:into:)``).
+private struct PrefetchChain {
+    /// The rows of the request, one for each row of the included relation.
+    var rootRows: [Row]
+    var rootQuery: SQLQuery
+    var steps: [_SQLAssociation.Step]
 }
 
 extension SQLQuery {
@@ -73,8 +109,9 @@ extension SQLPrefetch {
     /// The common table expression of the base request's keys, for composite keys.
     static let baseTableName = "grdb_base"
 
-    /// Fetches the associated rows of `parentRows`, and attaches them, grouped by parent.
-    func run(_ db: Database, parentRows: [Row], parentQuery: SQLQuery) throws {
+    /// Fetches the associated rows of `parentRows`, and attaches them, grouped by parent, to
+    /// the parents or to `targets` (one for each parent: the scopes whose rows they are).
+    func run(_ db: Database, parentRows: [Row], parentQuery: SQLQuery, attachingTo targets: [Row]? = nil) throws {
         guard !parentRows.isEmpty else { return }
         guard let mapping = try association.steps[0].condition.columnMapping(db) else {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "including(all:) needs an association defined by a foreign key")
@@ -172,14 +209,14 @@ extension SQLPrefetch {
         if let parentIntegers {
             let groups = PrefetchGroups(distinctIntegers: distinctIntegers, rows: childRows, keyNames: keyNames)
             let store = groups.store
-            for (row, integer) in zip(parentRows, parentIntegers) {
+            for (row, integer) in zip(targets ?? parentRows, parentIntegers) {
                 let position = integer.flatMap { groups.position(ofInteger: $0) } ?? -1
                 row.setPrefetchedGroup(PrefetchedGroup(store: store, index: position), forKey: self.key)
             }
         } else {
             let groups = PrefetchGroups(keys: keys, rows: childRows, keyNames: keyNames)
             let store = groups.store
-            for (row, key) in zip(parentRows, parentKeys) {
+            for (row, key) in zip(targets ?? parentRows, parentKeys) {
                 row.setPrefetchedGroup(PrefetchedGroup(store: store, index: groups.position(forKey: key) ?? -1), forKey: self.key)
             }
         }

@@ -248,20 +248,39 @@ extension _SQLAssociation {
             }
             return try originFilter(db, mapping)
         }
+        // (The origin filter comes after the association's own filters, as in GRDB:
+        // `WHERE ("year" > ?) AND ("authorId" IN (?, ?))`.)
         if steps.count == 1 {
             var query = first.relation
-            query.filters.insert(filter, at: 0)
+            query.filters.append(filter)
             return query
         }
         // Destination first, then the pivots back to the first step, joined without scopes.
-        var query = destination.relation
+        // The steps of an association through the same association share their aliases
+        // (`hasMany(Person.self, through: children, using: Person.children)`): the tables
+        // after the first pivot (whose alias the caller uses) get aliases of their own.
+        var usedAliases: Set<ObjectIdentifier> = [ObjectIdentifier(first.relation.alias)]
+        func distinct(_ relation: SQLQuery) -> SQLQuery {
+            var relation = relation
+            if relation.alias.isImplicit, !usedAliases.insert(ObjectIdentifier(relation.alias)).inserted {
+                relation = relation.withFreshImplicitAliases()
+                usedAliases.insert(ObjectIdentifier(relation.alias))
+            }
+            return relation
+        }
+        var pivots = [first.relation]
+        for index in 1..<(steps.count - 1) {
+            pivots.append(distinct(steps[index].relation))
+        }
+        var query = distinct(destination.relation)
         var join: SQLJoin?
         for index in (0..<(steps.count - 1)) {
-            var relation = steps[index].relation
+            // (The pivots keep their ordering, as in GRDB: `ORDER BY "author"."name"` for
+            // books through authors ordered by name.)
+            var relation = pivots[index].withoutSelectedJoins()
             relation.selection = []
             relation.deferredSelection = nil
-            relation.ordering = nil
-            if index == 0 { relation.filters.insert(filter, at: 0) }
+            if index == 0 { relation.filters.append(filter) }
             if let inner = join { relation.joins.append(inner) }
             join = SQLJoin(isRequired: true, isIncluded: false, key: steps[index].key.singularName,
                            condition: steps[index + 1].condition.reversed, relation: relation)

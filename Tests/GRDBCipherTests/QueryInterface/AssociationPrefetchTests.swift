@@ -56,6 +56,8 @@ private struct APStaff: Codable, FetchableRecord, PersistableRecord, Hashable {
     static let databaseTableName = "staff"
     static let manager = belongsTo(APStaff.self, key: "manager")
     static let reports = hasMany(APStaff.self, key: "reports")
+    /// Through the same association twice: every table is `staff`.
+    static let reportsOfReports = hasMany(APStaff.self, through: reports, using: APStaff.reports, key: "reportsOfReports")
     var id: Int64
     var managerId: Int64?
     var name: String
@@ -276,6 +278,82 @@ struct AssociationPrefetchTests {
             ])
             #expect(infos.map(\.manager?.name) == [nil, "Boss", "Mid", "Boss"])
             #expect(infos.map { $0.reports.map(\.name) } == [["Mid", "Other"], ["Junior"], [], []])
+        }
+    }
+
+    @Test func throughTheSameAssociationAliasesEachTable() throws {
+        try withMusic { db, recorder in
+            struct StaffInfo: Decodable, FetchableRecord {
+                var staff: APStaff
+                var reportsOfReports: [APStaff]
+            }
+            recorder.reset()
+            let infos = try APStaff.including(all: APStaff.reportsOfReports).asRequest(of: StaffInfo.self).fetchAll(db)
+            #expect(recorder.dataSQL.last
+                == #"SELECT "staff1".*, "staff2"."managerId" AS "grdb_managerId" FROM "staff" "staff1" JOIN "staff" "staff2" ON ("staff2"."id" = "staff1"."managerId") AND ("staff2"."managerId" IN (?, ?, ?, ?))"#)
+            #expect(infos.map { $0.reportsOfReports.map(\.name) } == [["Junior"], [], [], []])
+
+            let boss = try APStaff.fetchOne(db, key: 1)!
+            let request = boss.request(for: APStaff.reportsOfReports)
+            #expect(try request.makePreparedRequest(db, forSingleResult: false).statement.sql
+                == #"SELECT "staff1".* FROM "staff" "staff1" JOIN "staff" "staff2" ON ("staff2"."id" = "staff1"."managerId") AND ("staff2"."managerId" = ?)"#)
+            #expect(try request.fetchAll(db).map(\.name) == ["Junior"])
+
+            let joined = APStaff.joining(required: APStaff.reportsOfReports)
+            #expect(try joined.makePreparedRequest(db, forSingleResult: false).statement.sql
+                == #"SELECT "staff1".* FROM "staff" "staff1" JOIN "staff" "staff2" ON "staff2"."managerId" = "staff1"."id" JOIN "staff" "staff3" ON "staff3"."managerId" = "staff2"."id""#)
+            #expect(try joined.fetchAll(db).map(\.name) == ["Boss"])
+        }
+    }
+
+    @Test func associationFiltersComeBeforeTheKeys() throws {
+        try withMusic { db, recorder in
+            // As in GRDB: the association's own conditions, then the condition on the keys.
+            let notBolero = APComposer.pieces.filter(Column("title") != "Bolero")
+            recorder.reset()
+            let rows = try Row.fetchAll(db, APComposer.including(all: notBolero).order(Column("id")))
+            #expect(recorder.dataSQL.last
+                == #"SELECT *, "composerId" AS "grdb_composerId" FROM "piece" WHERE ("title" <> ?) AND ("composerId" IN (?, ?, ?))"#)
+            #expect(rows.map { $0.prefetchedRows["pieces"]?.count } == [2, 0, 0])
+
+            let ravel = try APComposer.fetchOne(db, key: 2)!
+            let request = ravel.request(for: notBolero)
+            #expect(try request.makePreparedRequest(db, forSingleResult: false).statement.sql
+                == #"SELECT * FROM "piece" WHERE ("title" <> ?) AND ("composerId" = ?)"#)
+            #expect(try request.fetchCount(db) == 0)
+
+            // Through an association: the pivot's conditions, then the keys, in the ON clause.
+            let activeMembers = APOrchestra.hasMany(
+                APMusician.self,
+                through: APOrchestra.memberships.filter(Column("musicianId") != 3),
+                using: APMembership.musician,
+                key: "activeMembers")
+            recorder.reset()
+            _ = try Row.fetchAll(db, APOrchestra.including(all: activeMembers))
+            #expect(recorder.dataSQL.last
+                == #"SELECT "musician".*, "membership"."orchestraCode" AS "grdb_orchestraCode" FROM "musician" JOIN "membership" ON ("membership"."musicianId" = "musician"."id") AND ("membership"."musicianId" <> ?) AND ("membership"."orchestraCode" IN (?, ?, ?))"#)
+        }
+    }
+
+    @Test func pivotsKeepTheirOrderingAndJoinWithoutColumns() throws {
+        try withMusic { db, recorder in
+            // The ordering of the pivot orders the prefetched rows; a relation included in the
+            // pivot is joined, without its columns.
+            let musicians = APOrchestra.hasMany(
+                APMusician.self,
+                through: APOrchestra.memberships.order(Column("musicianId").desc).including(required: APMembership.orchestra),
+                using: APMembership.musician,
+                key: "musicians")
+            struct OrchestraInfo: Decodable, FetchableRecord {
+                var orchestra: APOrchestra
+                var musicians: [APMusician]
+            }
+            recorder.reset()
+            let infos = try APOrchestra.including(all: musicians).order(Column("code")).asRequest(of: OrchestraInfo.self).fetchAll(db)
+            #expect(recorder.dataSQL.last
+                == #"SELECT "musician".*, "membership"."orchestraCode" AS "grdb_orchestraCode" FROM "musician" JOIN "membership" ON ("membership"."musicianId" = "musician"."id") AND ("membership"."orchestraCode" IN (?, ?, ?)) JOIN "orchestra" ON "orchestra"."code" = "membership"."orchestraCode" ORDER BY "membership"."musicianId" DESC"#)
+            #expect(infos.map(\.orchestra.code) == ["BPO", "LSO", "NYP"])
+            #expect(infos.map { $0.musicians.map(\.name) } == [["Ann"], ["Bo", "Ann"], []])
         }
     }
 

@@ -8,6 +8,7 @@ import Testing
 
 private struct ARCountry: Codable, FetchableRecord, PersistableRecord, Hashable {
     static let databaseTableName = "country"
+    static let authors = hasMany(ARAuthor.self)
     var code: String
     var name: String
 }
@@ -88,7 +89,9 @@ struct AssociationRefinementTests {
             let infos = try request.asRequest(of: BookInfo.self).fetchAll(db)
             #expect(recorder.dataSQL == [
                 #"SELECT "book".*, "author".* FROM "book" JOIN "author" ON "author"."id" = "book"."authorId" ORDER BY "book"."id""#,
-                #"SELECT *, "authorId" AS "grdb_authorId" FROM "prize" WHERE "authorId" IN (?, ?, ?) ORDER BY "name""#,
+                // GRDB's prefetch of a joined association: keyed on the fetched books, through
+                // the join to their author.
+                #"SELECT "prize".*, "author"."id" AS "grdb_id" FROM "prize" JOIN "author" ON ("author"."id" = "prize"."authorId") AND ("author"."id" IN (?, ?, ?)) ORDER BY "prize"."name""#,
             ])
             #expect(infos.map(\.book.title) == ["L'Amant", "Yukiguni", "Moderato cantabile", "Nothing"])
             #expect(infos.map(\.author.author.name) == ["Duras", "Kawabata", "Duras", "Nobody"])
@@ -113,6 +116,36 @@ struct AssociationRefinementTests {
         }
     }
 
+    @Test func includingAllTwoJoinsDeep() throws {
+        try withBooks { db, recorder throws in
+            struct CountryInfo: Decodable, FetchableRecord {
+                var country: ARCountry
+                var authors: [ARAuthor]
+            }
+            struct AuthorInfo: Decodable, FetchableRecord {
+                var author: ARAuthor
+                var country: CountryInfo
+            }
+            struct BookInfo: Decodable, FetchableRecord {
+                var book: ARBook
+                var author: AuthorInfo
+            }
+            let request = ARBook
+                .including(required: ARBook.author
+                    .including(required: ARAuthor.country
+                        .including(all: ARCountry.authors.order(Column("name")))))
+                .order(Column("id"))
+            recorder.reset()
+            let infos = try request.asRequest(of: BookInfo.self).fetchAll(db)
+            // Keyed on the fetched books, through both joins (the author table twice).
+            #expect(recorder.dataSQL.last
+                == #"SELECT "author1".*, "author2"."id" AS "grdb_id" FROM "author" "author1" JOIN "country" ON "country"."code" = "author1"."countryCode" JOIN "author" "author2" ON ("author2"."countryCode" = "country"."code") AND ("author2"."id" IN (?, ?)) ORDER BY "author1"."name""#)
+            #expect(infos.map(\.book.id) == [1, 2, 3])
+            #expect(infos.map { $0.author.country.country.code } == ["FR", "JP", "FR"])
+            #expect(infos.map { $0.author.country.authors.map(\.name) } == [["Duras"], ["Kawabata"], ["Duras"]])
+        }
+    }
+
     @Test func includingAllInsideAnOptionalAssociationAndDeeper() throws {
         try withBooks { db, recorder throws in
             struct AuthorInfo: Decodable, FetchableRecord {
@@ -125,7 +158,8 @@ struct AssociationRefinementTests {
                 var author: AuthorInfo?
             }
             // The book without author has no author, and no prefetched books: the prefetch
-            // query asks only for the authors that were joined.
+            // query asks only for the authors of the fetched books, through the join (and its
+            // own joins, without their columns), as GRDB does.
             let request = ARBook
                 .including(optional: ARBook.author
                     .including(optional: ARAuthor.country)
@@ -133,7 +167,7 @@ struct AssociationRefinementTests {
                 .filter(Column("year") < 1990)
                 .order(Column("id"))
             let infos = try request.asRequest(of: BookInfo.self).fetchAll(db)
-            #expect(recorder.dataSQL.last == #"SELECT *, "authorId" AS "grdb_authorId" FROM "book" WHERE "authorId" IN (?, ?) ORDER BY "year""#)
+            #expect(recorder.dataSQL.last == #"SELECT "book".*, "author"."id" AS "grdb_id" FROM "book" JOIN "author" ON ("author"."id" = "book"."authorId") AND ("author"."id" IN (?, ?)) LEFT JOIN "country" ON "country"."code" = "author"."countryCode" ORDER BY "book"."year""#)
             #expect(infos.map(\.book.id) == [1, 2, 3, 4])
             #expect(infos.map { $0.author?.author.name } == ["Duras", "Kawabata", "Duras", nil])
             #expect(infos.map { $0.author?.country?.name } == ["France", "Japan", "France", nil])
