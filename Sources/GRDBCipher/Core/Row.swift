@@ -762,13 +762,36 @@ extension Row: CustomStringConvertible, CustomDebugStringConvertible {
         "[" + (0..<count).map { "\(columnName(at: $0)):\(databaseValue(at: $0))" }.joined(separator: " ") + "]"
     }
 
-    /// The description, followed by the unadapted row and the scopes of an adapted row.
+    /// The description; for an adapted row, or a row with prefetched rows, followed by the
+    /// unadapted row, the scopes (`-`, nested) and the prefetched rows (`+`), by name:
+    ///
+    /// ```
+    /// ▿ [id:1 authorId:1 title:"Gigi"]
+    ///   unadapted: [id:1 authorId:1 title:"Gigi" id:1 name:"Colette"]
+    ///   - author: [id:1 name:"Colette"]
+    ///     + prizes: 2 rows
+    ///   + prizes: 2 rows
+    /// ```
     public var debugDescription: String {
-        guard let (base, _) = adaptedLayout else { return description }
-        var lines = ["\(description)", "unadapted: \(base.description)"]
-        for (name, row) in scopes {
-            lines.append("- \(name): " + row.debugDescription.split(separator: "\n").joined(separator: "\n  "))
+        var details: [String] = []
+        if let (base, _) = adaptedLayout { details.append("unadapted: \(base.description)") }
+        details += scopeAndPrefetchLines
+        guard !details.isEmpty else { return description }
+        return (["▿ \(description)"] + details.map { "  " + $0 }).joined(separator: "\n")
+    }
+
+    /// The lines of the scopes and prefetched rows of ``debugDescription``, not indented.
+    private var scopeAndPrefetchLines: [String] {
+        var lines: [String] = []
+        for (name, scope) in scopes {
+            lines.append("- \(name): \(scope.description)")
+            lines += scope.scopeAndPrefetchLines.map { "  " + $0 }
         }
-        return lines.joined(separator: "\n")
+        let prefetched = prefetchedRows
+        for key in prefetched.keys.sorted() {
+            let count = prefetched[key]?.count ?? 0
+            lines.append("+ \(key): \(count) row\(count > 1 ? "s" : "")")
+        }
+        return lines
     }
 }

@@ -260,8 +260,10 @@ extension SQLQuery {
         return try scopedAdapter(db, index: &index, ctes: ctes)
     }
 
+    /// (Annotations alone need no adapter: their columns follow the relation's own, and rows
+    /// are not adapted, as in GRDB.)
     private var containsIncludedJoin: Bool {
-        joins.contains { $0.isIncluded || $0.isAnnotation || $0.relation.containsIncludedJoin }
+        joins.contains { $0.isIncluded || $0.relation.containsIncludedJoin }
     }
 
     /// The adapter of this relation's columns, from `index`, with the scopes of its included

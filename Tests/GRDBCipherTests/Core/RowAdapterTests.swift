@@ -222,6 +222,32 @@ struct RowAdapterTests {
         }
     }
 
+    @Test func debugDescriptionsShowTheUnadaptedRowAndTheScopes() throws {
+        try withDatabase { (db: Database) throws in
+            // As GRDB writes them: a plain row is its description; an adapted row is marked,
+            // then comes the unadapted row, then the scopes by name, nested ones indented.
+            let plain = try Row.fetchOne(db, sql: "SELECT 1 AS a, 'x' AS b")!
+            #expect(plain.debugDescription == #"[a:1 b:"x"]"#)
+            #expect(Row().debugDescription == "[]")
+
+            let mapped = try Row.fetchOne(db, sql: "SELECT 1 AS a, 2 AS b, 3 AS c", adapter: ColumnMapping(["x": "a"]))!
+            #expect(mapped.debugDescription == "▿ [x:1]\n  unadapted: [a:1 b:2 c:3]")
+
+            let adapter = ScopeAdapter(base: RangeRowAdapter(0..<1), scopes: [
+                "t": ScopeAdapter(["u": SuffixRowAdapter(fromIndex: 2)]),
+                "s": SuffixRowAdapter(fromIndex: 1),
+            ])
+            let scoped = try Row.fetchOne(db, sql: "SELECT 1 AS a, 2 AS b, 3 AS c", adapter: adapter)!
+            #expect(scoped.debugDescription == """
+                ▿ [a:1]
+                  unadapted: [a:1 b:2 c:3]
+                  - s: [b:2 c:3]
+                  - t: [a:1 b:2 c:3]
+                    - u: [c:3]
+                """)
+        }
+    }
+
     @Test func badInput() throws {
         try withDatabase { (db: Database) throws in
             let sql = "SELECT 1 AS a, 2 AS b"

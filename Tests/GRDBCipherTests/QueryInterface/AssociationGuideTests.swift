@@ -224,6 +224,11 @@ struct AssociationGuideTests {
                 var name: String?
                 var country: String?
             }
+            // Annotated rows are plain rows (no adapter), as in GRDB.
+            let annotatedRow = try Row.fetchOne(db, required.order(Column("id")))!
+            #expect(annotatedRow.debugDescription == #"[id:1 authorId:1 title:"Chéri" year:1920 kind:"novel" name:"Colette" country:"France"]"#)
+            #expect(annotatedRow.unadapted == annotatedRow)
+
             let infos = try optional.asRequest(of: BookInfo.self).fetchAll(db).sorted { $0.book.id < $1.book.id }
             #expect(infos.map(\.name) == ["Colette", "Colette", "Woolf", "Woolf", nil])
             #expect(infos.last?.book.title == "Anonymous")

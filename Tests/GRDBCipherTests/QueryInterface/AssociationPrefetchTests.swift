@@ -281,6 +281,33 @@ struct AssociationPrefetchTests {
         }
     }
 
+    @Test func debugDescriptionsCountThePrefetchedRows() throws {
+        try withMusic { db, _ in
+            let rows = try Row.fetchAll(db, APComposer
+                .including(all: APComposer.pieces.forKey("works"))
+                .including(all: APComposer.pieces)
+                .order(Column("id")))
+            // Keys by name; "1 row", "2 rows", and GRDB's "0 row".
+            #expect(rows.map(\.debugDescription) == [
+                "▿ [id:1 name:\"Satie\"]\n  + pieces: 2 rows\n  + works: 2 rows",
+                "▿ [id:2 name:\"Ravel\"]\n  + pieces: 1 row\n  + works: 1 row",
+                "▿ [id:3 name:\"Lili\"]\n  + pieces: 0 row\n  + works: 0 row",
+            ])
+
+            // The rows prefetched for a scope show in the scope, and in the row.
+            let piece = try Row.fetchOne(db, APPiece
+                .including(required: APPiece.composer.including(all: APComposer.pieces))
+                .order(Column("id")))!
+            #expect(piece.debugDescription == """
+                ▿ [id:10 composerId:1 title:"Gymnopedies"]
+                  unadapted: [id:10 composerId:1 title:"Gymnopedies" id:1 name:"Satie"]
+                  - composer: [id:1 name:"Satie"]
+                    + pieces: 2 rows
+                  + pieces: 2 rows
+                """)
+        }
+    }
+
     @Test func throughTheSameAssociationAliasesEachTable() throws {
         try withMusic { db, recorder in
             struct StaffInfo: Decodable, FetchableRecord {
