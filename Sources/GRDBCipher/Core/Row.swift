@@ -100,7 +100,8 @@ public final class Row {
         /// order on every fetched row, and the name compares in one step to the same literal.
         @exclusivity(unchecked) var lastLiveScope: (name: String, row: Row)?
         /// For an adapted copied row of a `fetchAll`: the decoders that the rows of the fetch
-        /// share (the rows of a block have their block's).
+        /// share (the rows of a block have their block's). Set once, before the row is
+        /// returned: records use them unretained (``Row/unretainedSharedDecoders``).
         @exclusivity(unchecked) var sharedDecoders: SharedRowDecoders?
         /// Rows fetched by a second query for `including(all:)`, by association key.
         @exclusivity(unchecked) var prefetched: [PrefetchedEntry] = []
@@ -753,45 +754,5 @@ extension Row: ExpressibleByDictionaryLiteral {
     /// `let row: Row = ["id": 1, "name": "Arthur"]`, columns in literal order.
     public convenience init(dictionaryLiteral elements: (String, (any DatabaseValueConvertible)?)...) {
         self.init(columns: elements.map(\.0), values: elements.map { $0.1?.databaseValue ?? .null })
-    }
-}
-
-extension Row: CustomStringConvertible, CustomDebugStringConvertible {
-    /// `[id:1 name:"Arthur"]`
-    public var description: String {
-        "[" + (0..<count).map { "\(columnName(at: $0)):\(databaseValue(at: $0))" }.joined(separator: " ") + "]"
-    }
-
-    /// The description; for an adapted row, or a row with prefetched rows, followed by the
-    /// unadapted row, the scopes (`-`, nested) and the prefetched rows (`+`), by name:
-    ///
-    /// ```
-    /// ▿ [id:1 authorId:1 title:"Gigi"]
-    ///   unadapted: [id:1 authorId:1 title:"Gigi" id:1 name:"Colette"]
-    ///   - author: [id:1 name:"Colette"]
-    ///     + prizes: 2 rows
-    ///   + prizes: 2 rows
-    /// ```
-    public var debugDescription: String {
-        var details: [String] = []
-        if let (base, _) = adaptedLayout { details.append("unadapted: \(base.description)") }
-        details += scopeAndPrefetchLines
-        guard !details.isEmpty else { return description }
-        return (["▿ \(description)"] + details.map { "  " + $0 }).joined(separator: "\n")
-    }
-
-    /// The lines of the scopes and prefetched rows of ``debugDescription``, not indented.
-    private var scopeAndPrefetchLines: [String] {
-        var lines: [String] = []
-        for (name, scope) in scopes {
-            lines.append("- \(name): \(scope.description)")
-            lines += scope.scopeAndPrefetchLines.map { "  " + $0 }
-        }
-        let prefetched = prefetchedRows
-        for key in prefetched.keys.sorted() {
-            let count = prefetched[key]?.count ?? 0
-            lines.append("+ \(key): \(count) row\(count > 1 ? "s" : "")")
-        }
-        return lines
     }
 }

@@ -527,7 +527,6 @@ extension SQLExpression {
             if !context.inlinesValues, list.count > 1, list.allSatisfy(\.isNonNullValue) {
                 // Values only (the keys of `including(all:)`): their arguments, and the
                 // parameters written at once (`?, ?, ?`) rather than value by value.
-                context.reserveArguments(list.count)
                 for element in list {
                     if case .value(let value) = element.kind { context.append(value) }
                 }
@@ -535,7 +534,6 @@ extension SQLExpression {
                 sql += "?)"
                 return wrapped ? "(\(sql))" : sql
             }
-            // (Appended one by one: long lists made an array of strings before.)
             sql.reserveCapacity(sql.utf8.count + 3 * list.count + 1)
             for (index, element) in list.enumerated() {
                 if index > 0 { sql += ", " }

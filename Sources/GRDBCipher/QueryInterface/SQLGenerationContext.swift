@@ -29,13 +29,23 @@ struct SQLGenerationContext {
         self.db = db
     }
 
-    mutating func append(_ value: DatabaseValue) {
-        arguments.values.append(value)
+    /// A context for the body of a common table expression: the statement's arguments so
+    /// far, and alias names of its own (the body cannot refer to the tables of the SELECT
+    /// that uses it), as GRDB names them. Continue with ``continue(after:)``.
+    func forCommonTableExpression() -> SQLGenerationContext {
+        var context = SQLGenerationContext(db)
+        context.arguments = arguments
+        context.inlinesValues = inlinesValues
+        return context
     }
 
-    /// Makes room for `count` more arguments.
-    mutating func reserveArguments(_ count: Int) {
-        arguments.values.reserveCapacity(arguments.values.count + count)
+    /// Takes the arguments of a context made by ``forCommonTableExpression()``.
+    mutating func `continue`(after context: SQLGenerationContext) {
+        arguments = context.arguments
+    }
+
+    mutating func append(_ value: DatabaseValue) {
+        arguments.values.append(value)
     }
 
     mutating func append(_ arguments: StatementArguments) {

@@ -32,7 +32,7 @@ extension SQLQuery {
                 try prefetch.run(db, parentRows: rows, parentQuery: self)
             }
         }
-        for join in joins where join.relation.prefetchesInTree {
+        for (joinIndex, join) in joins.enumerated() where join.relation.prefetchesInTree {
             guard join.isIncluded else {
                 throw DatabaseError(
                     resultCode: .SQLITE_MISUSE,
@@ -48,16 +48,21 @@ extension SQLQuery {
                 scopes.append(scope)
                 rootRows.append(chain?.rootRows[index] ?? row)
             }
-            // The join becomes a step of the prefetch queries below it (the join that leads
-            // further down is joined by the next step, not by this one).
-            var steps = chain?.steps ?? []
-            if !steps.isEmpty {
-                steps[steps.count - 1].relation.joins.removeAll { $0.key == join.key }
+            let next: PrefetchChain
+            if join.condition.isForeignKey {
+                // The join becomes a step of the prefetch queries below it (the join that
+                // leads further down is joined by the next step, not by this one).
+                var steps = chain?.steps ?? []
+                if !steps.isEmpty {
+                    steps[steps.count - 1].relation.joins.remove(at: joinIndex)
+                }
+                steps.append(_SQLAssociation.Step(key: .fixed(join.key), condition: join.condition, relation: join.relation, isToMany: false))
+                next = PrefetchChain(rootRows: rootRows, rootQuery: chain?.rootQuery ?? self, steps: steps)
+            } else {
+                // A join on an expression (a common table expression) has no key to go
+                // through: the prefetches below are keyed on its rows.
+                next = PrefetchChain(rootRows: scopes, rootQuery: join.relation, steps: [])
             }
-            var relation = join.relation
-            relation.prefetches = []
-            steps.append(_SQLAssociation.Step(key: .fixed(join.key), condition: join.condition, relation: relation, isToMany: false))
-            let next = PrefetchChain(rootRows: rootRows, rootQuery: chain?.rootQuery ?? self, steps: steps)
             try join.relation.prefetch(db, into: scopes, chain: next)
             for (parent, scope) in zip(parents, scopes) {
                 parent.scopePrefetches[join.key] = Row.PrefetchedScope(entries: scope.prefetchedEntries, scopes: scope.scopePrefetches)
@@ -91,7 +96,7 @@ extension SQLQuery {
 }
 
 extension SQLPrefetch {
-    /// The region of the prefetch query: the query of ``run(_:parentRows:parentQuery:)``, with
+    /// The region of the prefetch query: the query of ``run(_:parentRows:parentQuery:attachingTo:)``, with
     /// a condition on the key columns that stands for any list of keys (the region is the same
     /// for every list), and its own prefetches.
     func region(_ db: Database) throws -> DatabaseRegion {
@@ -172,7 +177,8 @@ extension SQLPrefetch {
             if mapping.count > 1 {
                 // The base request, selecting the key columns: its order matters only with a
                 // limit.
-                var base = parentQuery
+                // (Its joins select nothing: the base selects the key columns only.)
+                var base = parentQuery.withoutSelectedJoins()
                 base.selection = leftColumns.map { SQLSelection(kind: .expression(SQLExpression(.column($0)))) }
                 base.deferredSelection = nil
                 base.prefetches = []

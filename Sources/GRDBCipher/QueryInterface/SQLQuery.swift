@@ -141,7 +141,10 @@ struct SQLQuery: Sendable {
             if let columns = cte.columns, !columns.isEmpty {
                 sql += "(" + columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ")"
             }
-            return try sql + " AS (\(cte.subquery.sql(&context)))"
+            var cteContext = context.forCommonTableExpression()
+            let body = try cte.subquery.sql(&cteContext)
+            context.continue(after: cteContext)
+            return sql + " AS (\(body))"
         }
         return "WITH \(recursive)\(definitions.joined(separator: ", ")) "
     }

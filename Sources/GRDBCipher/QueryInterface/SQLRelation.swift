@@ -49,6 +49,12 @@ struct SQLJoinCondition: Sendable {
         }
     }
 
+    /// Whether the condition is a foreign key (not an expression).
+    var isForeignKey: Bool {
+        if case .foreignKey = kind { return true }
+        return false
+    }
+
     /// The pairs of columns that must be equal, (left column, right column), or nil for an
     /// expression condition.
     func columnMapping(_ db: Database) throws -> [(left: String, right: String)]? {

@@ -159,7 +159,7 @@ private func sqlOf(_ db: Database, _ request: some FetchRequest) throws -> Strin
 @Suite("Associations: the guide's requests")
 struct AssociationGuideTests {
     @Test func joiningMethods() throws {
-        try withGuideDatabase(libraryDDL) { (db: Database, recorder: SQLRecorder) throws in
+        try withGuideDatabase(libraryDDL) { (db: Database, _: SQLRecorder) throws in
             #expect(try sqlOf(db, GBook.including(required: GBook.author))
                 == #"SELECT "book".*, "author".* FROM "book" JOIN "author" ON "author"."id" = "book"."authorId""#)
             #expect(try sqlOf(db, GBook.including(optional: GBook.author))
@@ -227,7 +227,7 @@ struct AssociationGuideTests {
             // Annotated rows are plain rows (no adapter), as in GRDB.
             let annotatedRow = try Row.fetchOne(db, required.order(Column("id")))!
             #expect(annotatedRow.debugDescription == #"[id:1 authorId:1 title:"Chéri" year:1920 kind:"novel" name:"Colette" country:"France"]"#)
-            #expect(annotatedRow.unadapted == annotatedRow)
+            #expect(annotatedRow.unadapted === annotatedRow)
 
             let infos = try optional.asRequest(of: BookInfo.self).fetchAll(db).sorted { $0.book.id < $1.book.id }
             #expect(infos.map(\.name) == ["Colette", "Colette", "Woolf", "Woolf", nil])

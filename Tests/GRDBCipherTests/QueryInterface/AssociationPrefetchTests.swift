@@ -400,6 +400,14 @@ struct AssociationPrefetchTests {
             #expect(recorder.dataSQL.last == #"WITH "grdb_base" AS (SELECT "year", "venue" FROM "season" WHERE "year" = ?) SELECT *, "seasonYear" AS "grdb_seasonYear", "seasonVenue" AS "grdb_seasonVenue" FROM "concert" WHERE ("seasonYear", "seasonVenue") IN "grdb_base" ORDER BY "id""#)
             #expect(rows.map { $0["venue"] as String } == ["Hall", "Park"])
             #expect(rows.map { $0.prefetchedRows["concerts"]?.map { $0["id"] as Int64 } } == [[1, 2], []])
+
+            // Inside a joined association: the base request selects the keys of the fetched
+            // concerts only (its join selects nothing), and names its tables on its own.
+            let season = Table("concert").belongsTo(seasons)
+            recorder.reset()
+            let concertRows = try Table("concert").including(required: season.including(all: concerts.order(Column("id")))).order(Column("id")).fetchAll(db)
+            #expect(recorder.dataSQL.last == #"WITH "grdb_base" AS (SELECT "concert"."seasonYear", "concert"."seasonVenue" FROM "concert" JOIN "season" ON ("season"."year" = "concert"."seasonYear") AND ("season"."venue" = "concert"."seasonVenue")) SELECT "concert".*, "season"."year" AS "grdb_year", "season"."venue" AS "grdb_venue" FROM "concert" JOIN "season" ON ("season"."year" = "concert"."seasonYear") AND ("season"."venue" = "concert"."seasonVenue") AND (("season"."year", "season"."venue") IN "grdb_base") ORDER BY "concert"."id""#)
+            #expect(concertRows.map { $0.scopes["season"]?.prefetchedRows["concerts"]?.map { $0["id"] as Int64 } } == [[1, 2], [1, 2], [3]])
         }
     }
 
