@@ -6,8 +6,8 @@ import Foundation
 //   INSERT INTO "player" ("id", "name") VALUES (?,?)          INSERT OR REPLACE INTO ... with a policy
 //   UPDATE "player" SET "name"=? WHERE "id"=?                  UPDATE OR REPLACE "player" ...
 //   DELETE FROM "player" WHERE "id"=?
-//   INSERT INTO "player" ("id", "name") VALUES (?,?) ON CONFLICT DO UPDATE SET "name" = "excluded"."name" RETURNING *, "rowid"
-//   ... RETURNING * (the *AndFetch methods)
+//   INSERT INTO "player" ("id", "name") VALUES (?,?) ON CONFLICT DO UPDATE SET "name" = "excluded"."name" RETURNING "rowid"
+//   ... RETURNING * (the *AndFetch methods; upsertAndFetch: RETURNING *, "rowid")
 
 // MARK: - SQL
 
@@ -76,7 +76,8 @@ enum PersistenceSQL {
         }
         var sql = insert(table: table, columns: columns, conflict: .abort) + " ON CONFLICT"
         if !conflictTarget.isEmpty {
-            sql += " (" + conflictTarget.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ")"
+            // (GRDB's spelling: `ON CONFLICT("email")`, without a space.)
+            sql += "(" + conflictTarget.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ")"
         }
         return sql + " DO UPDATE SET " + sets.joined(separator: ", ")
     }
@@ -144,8 +145,9 @@ extension MutablePersistableRecord {
             let hasRowID = try db.tableHasRowID(table)
             var context = SQLGenerationContext(db)
             let sql = try PersistenceSQL.upsert(&context, table: table, columns: container.columns, keyColumns: primaryKey.columns)
-            // GRDB's clause: the upserted row, then its rowid (read from the last column).
-            return (hasRowID ? sql + " RETURNING *, \"rowid\"" : sql, primaryKey.rowIDColumn, hasRowID)
+            // GRDB's clause: the rowid of the inserted or updated row (an update does not
+            // change the last inserted rowid).
+            return (hasRowID ? sql + " RETURNING \"rowid\"" : sql, primaryKey.rowIDColumn, hasRowID)
         }
         try entry.statement.bindPersistenceValues(container.values)
         let rowID = try entry.statement.executePersistence(returnsRowID: entry.returnsRowID) ?? db.lastInsertedRowID

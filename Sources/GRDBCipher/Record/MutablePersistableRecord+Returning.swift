@@ -48,10 +48,13 @@ extension MutablePersistableRecord {
             rowIDIndex: rowIDColumn.flatMap { container.index(of: $0) }, container: &container), fetched)
     }
 
-    private func upsertReturning<T>(
+    /// The upsert of `upsertAndFetch`: `RETURNING *, "rowid"`, as GRDB. The record is
+    /// decoded from the selected columns, and the insertion is told the rowid of the row that
+    /// was inserted or updated (an update does not change the last inserted rowid).
+    private func upsertReturning<T: FetchableRecord>(
         _ db: Database, conflictTarget: [String], strategy: UpsertUpdateStrategy,
         assignments: ((_ excluded: TableAlias<Self>) -> [ColumnAssignment])?,
-        selection: [any SQLSelectable], fetch: (Statement) throws -> T) throws -> (InsertionSuccess, T)
+        selection: [any SQLSelectable], as recordType: T.Type) throws -> (InsertionSuccess, T)
     {
         var container = try PersistenceContainer(self, db)
         let table = type(of: self).databaseTableName
@@ -64,10 +67,25 @@ extension MutablePersistableRecord {
             &context, table: table, columns: container.columns, keyColumns: primaryKey.columns,
             conflictTarget: conflictTarget, overwritesColumns: strategy == .allColumns, assignments: assignments?(excluded) ?? [])
         let values = context.arguments.values
-        let fetched = try type(of: self).returning(db, sql: sql, values: values, selection: selection, fetch: fetch)
-        var rowID = db.lastInsertedRowID
+        let hasRowID = try db.tableHasRowID(table)
+        let fetch = fetchOneRecord(db, T.self)
+        let (fetched, returnedRowID) = try type(of: self).returning(
+            db, sql: sql, values: values, selection: hasRowID ? selection + [Column.rowID] : selection)
+        { statement -> (T, Int64?) in
+            guard hasRowID else { return (try fetch(statement), nil) }
+            // The selected columns for the record, the rowid from the last one.
+            let selected = RangeRowAdapter(0..<(statement.columnCount - 1))
+            guard let row = try Row.fetchOne(statement, adapter: selected) else {
+                let container = try PersistenceContainer(self, db)
+                let (columns, values) = try type(of: self).primaryKeyValues(db, container)
+                throw type(of: self).notFound(columns, values)
+            }
+            let rowID = Int64.fromDatabaseValue(row.unadapted.databaseValue(at: statement.columnCount - 1))
+            return (try T(row: row), rowID)
+        }
+        var rowID = returnedRowID ?? db.lastInsertedRowID
         if let rowIDColumn = primaryKey.rowIDColumn {
-            if let value = Int64.fromDatabaseValue(container.databaseValue(of: rowIDColumn)) {
+            if returnedRowID == nil, let value = Int64.fromDatabaseValue(container.databaseValue(of: rowIDColumn)) {
                 rowID = value
             } else if rowIDColumn != "rowid" {
                 container[rowIDColumn] = rowID
@@ -133,7 +151,7 @@ extension MutablePersistableRecord {
     /// ```swift
     /// // INSERT INTO "player" ("id", "name", "score") VALUES (?,?,?)
     /// // ON CONFLICT DO UPDATE SET "name" = "excluded"."name", "score" = "score" + "excluded"."score"
-    /// // RETURNING *
+    /// // RETURNING *, "rowid"
     /// let player = try player.upsertAndFetch(db, as: Player.self) { excluded in
     ///     [Column("score") += excluded[Column("score")]]
     /// }
@@ -392,11 +410,10 @@ extension MutablePersistableRecord {
         doUpdate assignments: ((_ excluded: TableAlias<Self>) -> [ColumnAssignment])?) throws -> T
     {
         var result: T?
-        let fetch = fetchOneRecord(db, T.self)
         try insertWithCallbacks(db) { record in
             let (success, fetched) = try record.upsertReturning(
                 db, conflictTarget: conflictTarget, strategy: strategy, assignments: assignments,
-                selection: T.databaseSelection, fetch: fetch)
+                selection: T.databaseSelection, as: T.self)
             result = fetched
             return success
         }

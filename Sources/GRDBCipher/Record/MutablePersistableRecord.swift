@@ -164,7 +164,7 @@ extension PersistableRecord {
 ///
 /// ```swift
 /// // INSERT INTO "player" ("id", "name", "score") VALUES (?,?,?)
-/// // ON CONFLICT DO UPDATE SET "score" = "score" + 1 RETURNING *
+/// // ON CONFLICT DO UPDATE SET "score" = "score" + 1 RETURNING *, "rowid"
 /// let player = try player.upsertAndFetch(db, updating: .noColumnUnlessSpecified) { _ in
 ///     [Column("score") += 1]
 /// }

@@ -310,7 +310,7 @@ struct PersistableRecordTests {
             "UPDATE \"country\" SET \"name\"=? WHERE \"code\"=?",
             "UPDATE \"country\" SET \"name\"=? WHERE \"code\"=?",
             "INSERT INTO \"country\" (\"code\", \"name\") VALUES (?,?)",
-            "INSERT INTO \"country\" (\"code\", \"name\") VALUES (?,?) ON CONFLICT DO UPDATE SET \"name\" = \"excluded\".\"name\" RETURNING *, \"rowid\"",
+            "INSERT INTO \"country\" (\"code\", \"name\") VALUES (?,?) ON CONFLICT DO UPDATE SET \"name\" = \"excluded\".\"name\" RETURNING \"rowid\"",
             "UPDATE \"citizenship\" SET \"since\"=? WHERE \"citizenId\"=? AND \"countryCode\"=?",
             "INSERT INTO \"citizenship\" (\"citizenId\", \"countryCode\", \"since\") VALUES (?,?,?)",
             "SELECT * FROM country ORDER BY code",
@@ -396,8 +396,8 @@ struct PersistableRecordTests {
             #expect(try Player.fetchCount(db) == 4)
         }
         #expect(recorder.dataSQL.prefix(2) == [
-            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT (\"email\") DO UPDATE SET \"name\" = \"name\", \"score\" = \"score\" + \"excluded\".\"score\" RETURNING *",
-            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT (\"email\") DO UPDATE SET \"name\" = \"excluded\".\"name\", \"score\" = ? RETURNING *",
+            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT(\"email\") DO UPDATE SET \"name\" = \"name\", \"score\" = \"score\" + \"excluded\".\"score\" RETURNING *, \"rowid\"",
+            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT(\"email\") DO UPDATE SET \"name\" = \"excluded\".\"name\", \"score\" = ? RETURNING *, \"rowid\"",
         ])
     }
 
@@ -417,14 +417,17 @@ struct PersistableRecordTests {
             var sameEmail = Player(id: nil, name: "Barbara 2", email: "barbara@example.com", score: 220)
             let upserted = try sameEmail.upsertAndFetch(db)
             #expect(upserted.id == 2)
+            // The record is told the rowid of the updated row, not the last inserted one.
+            #expect(sameEmail.id == 2)
             #expect(upserted.name == "Barbara 2")
             #expect(try Player.fetchCount(db) == 4)
         }
         #expect(recorder.dataSQL.prefix(2) == [
-            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET \"name\" = \"excluded\".\"name\", \"email\" = \"excluded\".\"email\", \"score\" = \"excluded\".\"score\" RETURNING *, \"rowid\"",
-            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET \"name\" = \"excluded\".\"name\", \"email\" = \"excluded\".\"email\", \"score\" = \"excluded\".\"score\" RETURNING *, \"rowid\"",
+            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET \"name\" = \"excluded\".\"name\", \"email\" = \"excluded\".\"email\", \"score\" = \"excluded\".\"score\" RETURNING \"rowid\"",
+            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET \"name\" = \"excluded\".\"name\", \"email\" = \"excluded\".\"email\", \"score\" = \"excluded\".\"score\" RETURNING \"rowid\"",
         ])
-        #expect(recorder.dataSQL[2].hasSuffix("RETURNING *"))
+        // upsertAndFetch returns the row and its rowid, as GRDB.
+        #expect(recorder.dataSQL[2].hasSuffix("RETURNING *, \"rowid\""))
     }
 
     @Test func returningVariants() throws {
@@ -531,8 +534,8 @@ struct PersistableRecordTests {
             #expect(UpsertUpdateStrategy(rawValue: 1) == .noColumnUnlessSpecified)
         }
         #expect(recorder.dataSQL.prefix(2) == [
-            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET \"score\" = \"score\" + ? RETURNING *",
-            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET \"id\" = \"id\" RETURNING *",
+            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET \"score\" = \"score\" + ? RETURNING *, \"rowid\"",
+            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET \"id\" = \"id\" RETURNING *, \"rowid\"",
         ])
     }
 
