@@ -13,10 +13,12 @@ extension Data: DatabaseValueConvertible, StatementColumnConvertible {
         }
     }
 
+    /// Read from a statement, numbers are the bytes of their text, as SQLite converts them
+    /// (and as GRDB reads them): `Data.fetchOne(db, sql: "SELECT 1")` is `"1"`'s byte.
     @inlinable
     public init?(sqliteStatement: SQLiteStatement, index: CInt) {
         switch sqlite3_column_type(sqliteStatement, index) {
-        case SQLITE_BLOB, SQLITE_TEXT:
+        case SQLITE_BLOB, SQLITE_TEXT, SQLITE_INTEGER, SQLITE_FLOAT:
             // sqlite3_column_blob before sqlite3_column_bytes, as SQLite recommends.
             let bytes = sqlite3_column_blob(sqliteStatement, index)
             let count = Int(sqlite3_column_bytes(sqliteStatement, index))

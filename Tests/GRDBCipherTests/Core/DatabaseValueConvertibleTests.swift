@@ -94,6 +94,18 @@ struct DatabaseValueConvertibleTests {
         #expect(Data.fromDatabaseValue("ab".databaseValue) == Data("ab".utf8))
     }
 
+    @Test func dataReadFromAStatementTakesTheTextOfNumbers() throws {
+        // As GRDB: SQLite's blob of a number is its text; a copied number is not data.
+        let test = try TestDatabase()
+        try test.dbQueue.read { (db: Database) throws in
+            #expect(try Data.fetchOne(db, sql: "SELECT 1") == Data("1".utf8))
+            #expect(try Data.fetchOne(db, sql: "SELECT 1.5") == Data("1.5".utf8))
+            #expect(try Data.fetchOne(db, sql: "SELECT NULL") == nil)
+            #expect(try Data.fetchAll(db, sql: "SELECT x'00ff' UNION ALL SELECT 'ab'") == [Data([0, 255]), Data("ab".utf8)])
+            #expect(Data.fromDatabaseValue(1.databaseValue) == nil)
+        }
+    }
+
     @Test func datesAreStoredAsUTCText() throws {
         let date = Date(timeIntervalSince1970: 1_700_000_000.123)
         #expect(date.databaseValue == "2023-11-14 22:13:20.123".databaseValue)
