@@ -78,9 +78,10 @@ final class SQLRecorder: @unchecked Sendable {
         return _sql
     }
 
-    /// The SQL, without the schema queries (pragmas) of the schema cache and commits.
+    /// The SQL, without the schema queries (pragmas) of the schema cache, commits, and the
+    /// statements of triggers and virtual tables (traced as "-- comments").
     var dataSQL: [String] {
-        sql.filter { !$0.hasPrefix("PRAGMA") && !$0.contains("FROM pragma_") && !$0.hasPrefix("COMMIT") }
+        sql.filter { !$0.hasPrefix("PRAGMA") && !$0.contains("FROM pragma_") && !$0.hasPrefix("COMMIT") && !$0.hasPrefix("--") }
     }
 
     func record(_ db: Database) {

@@ -31,6 +31,8 @@ extension Database {
             /// The SQL text with arguments in place of parameters. It may hold secrets: do not
             /// log it.
             public var expandedSQL: String {
+                // (A statement of a trigger is described by its comment.)
+                if sql.hasPrefix("--") { return sql }
                 guard let text = sqlite3_expanded_sql(sqliteStatement) else { return sql }
                 defer { sqlite3_free(text) }
                 return String(sqlText: text)
@@ -97,8 +99,14 @@ extension Database {
             let box = Unmanaged<TraceBox>.fromOpaque(context!).takeUnretainedValue()
             guard let p, !box.isPaused else { return 0 }
             let sqliteStatement = OpaquePointer(p)
-            // As written, without the whitespace and semicolons that separate statements.
-            let sql = String(sqlText: sqlite3_sql(sqliteStatement))
+            // As written, without the whitespace and semicolons that separate statements; a
+            // statement run by a trigger or a virtual table is SQLite's "-- comment" of it,
+            // as in GRDB.
+            var sql = String(sqlText: sqlite3_sql(sqliteStatement))
+            if CInt(mask) == SQLITE_TRACE_STMT, let x {
+                let text = String(cString: x.assumingMemoryBound(to: CChar.self))
+                if text.hasPrefix("--") { sql = text }
+            }
             // The savepoint of multi-statement `execute` is ours, not the user's SQL.
             if ExecutionSavepoint.statements.contains(sql) { return 0 }
             let statement = TraceEvent.Statement(
@@ -107,8 +115,6 @@ extension Database {
                 sql: sql)
             switch CInt(mask) {
             case SQLITE_TRACE_STMT:
-                // Statements run by triggers are reported as "-- comment": skip them.
-                if let x, String(cString: x.assumingMemoryBound(to: CChar.self)).hasPrefix("--") { return 0 }
                 box.trace(.statement(statement))
             case SQLITE_TRACE_PROFILE:
                 let nanoseconds = x!.assumingMemoryBound(to: Int64.self).pointee

@@ -573,8 +573,9 @@ public final class TableDefinition {
         if options.contains(.ifNotExists) { create += "IF NOT EXISTS " }
         create += "\(name.quotedDatabaseIdentifier) (\(parts.joined(separator: ", ")))"
         var tableOptions: [String] = []
-        if options.contains(.withoutRowID) { tableOptions.append("WITHOUT ROWID") }
+        // (GRDB's order: `STRICT, WITHOUT ROWID`.)
         if options.contains(.strict) { tableOptions.append("STRICT") }
+        if options.contains(.withoutRowID) { tableOptions.append("WITHOUT ROWID") }
         if !tableOptions.isEmpty { create += " " + tableOptions.joined(separator: ", ") }
 
         var statements = [create]

@@ -24,6 +24,35 @@ struct TraceTests {
         #expect(!events.descriptions.contains("DELETE FROM t"))
     }
 
+    @Test func statementsOfTriggersAreTracedAsComments() throws {
+        // As GRDB: SQLite's "-- " comment of each statement a trigger runs, after the
+        // statement that fired it; never the arguments.
+        let test = try TestDatabase()
+        let events = Events()
+        try test.dbQueue.write { (db: Database) throws in
+            try db.execute(sql: """
+                CREATE TABLE t(a);
+                CREATE TABLE log(a);
+                CREATE TRIGGER t_insert AFTER INSERT ON t BEGIN INSERT INTO log VALUES (NEW.a); END;
+                """)
+            db.trace { events.descriptions.append($0.description) }
+            try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: ["secret"])
+            db.trace(options: .statement) { event in
+                if case .statement(let statement) = event { events.descriptions.append("expanded: " + statement.expandedSQL) }
+            }
+            try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: ["secret"])
+            db.trace(nil)
+        }
+        #expect(events.descriptions == [
+            "INSERT INTO t VALUES (?)",
+            "-- TRIGGER t_insert",
+            "-- INSERT INTO log VALUES (NEW.a)",
+            "expanded: INSERT INTO t VALUES ('secret')",
+            "expanded: -- TRIGGER t_insert",
+            "expanded: -- INSERT INTO log VALUES (NEW.a)",
+        ])
+    }
+
     @Test func publicArgumentsAreExpanded() throws {
         var config = Configuration()
         config.publicStatementArguments = true
