@@ -68,6 +68,18 @@ final class TestDatabase: @unchecked Sendable {
     }
 }
 
+/// Runs `body` in a write access to a new test database made by `schema`, with the SQL it
+/// runs from then on recorded.
+func withRecordedDatabase(_ schema: String, _ body: (Database, SQLRecorder) throws -> Void) throws {
+    let test = try TestDatabase()
+    try test.dbQueue.write { db in
+        try db.execute(sql: schema)
+        let recorder = SQLRecorder()
+        recorder.record(db)
+        try body(db, recorder)
+    }
+}
+
 /// Records the SQL a connection runs.
 final class SQLRecorder: @unchecked Sendable {
     private let lock = NSLock()

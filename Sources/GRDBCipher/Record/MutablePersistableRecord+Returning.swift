@@ -27,10 +27,15 @@ extension MutablePersistableRecord {
     fileprivate func fetchOneRecord<T: FetchableRecord>(_ db: Database, _ recordType: T.Type) -> (Statement) throws -> T {
         { statement in
             if let record = try T.fetchOne(statement) { return record }
-            let container = try PersistenceContainer(self, db)
-            let (columns, values) = try type(of: self).primaryKeyValues(db, container)
-            throw type(of: self).notFound(columns, values)
+            throw try notFoundError(db)
         }
+    }
+
+    /// The error of a statement that returned no row for the record.
+    private func notFoundError(_ db: Database) throws -> any Error {
+        let container = try PersistenceContainer(self, db)
+        let (columns, values) = try type(of: self).primaryKeyValues(db, container)
+        return type(of: self).notFound(columns, values)
     }
 
     private func insertReturning<T>(
@@ -75,11 +80,7 @@ extension MutablePersistableRecord {
             guard hasRowID else { return (try fetch(statement), nil) }
             // The selected columns for the record, the rowid from the last one.
             let selected = RangeRowAdapter(0..<(statement.columnCount - 1))
-            guard let row = try Row.fetchOne(statement, adapter: selected) else {
-                let container = try PersistenceContainer(self, db)
-                let (columns, values) = try type(of: self).primaryKeyValues(db, container)
-                throw type(of: self).notFound(columns, values)
-            }
+            guard let row = try Row.fetchOne(statement, adapter: selected) else { throw try notFoundError(db) }
             let rowID = Int64.fromDatabaseValue(row.unadapted.databaseValue(at: statement.columnCount - 1))
             return (try T(row: row), rowID)
         }

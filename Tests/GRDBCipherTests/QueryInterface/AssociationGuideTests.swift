@@ -142,15 +142,6 @@ private let teamsDDL = """
     INSERT INTO player VALUES (1, 1, 10), (2, 1, -30);
     """
 
-private func withGuideDatabase(_ ddl: String, _ body: (Database, SQLRecorder) throws -> Void) throws {
-    let test = try TestDatabase()
-    try test.dbQueue.write { db in
-        try db.execute(sql: ddl)
-        let recorder = SQLRecorder()
-        recorder.record(db)
-        try body(db, recorder)
-    }
-}
 
 private func sqlOf(_ db: Database, _ request: some FetchRequest) throws -> String {
     try request.makePreparedRequest(db, forSingleResult: false).statement.sql
@@ -159,7 +150,7 @@ private func sqlOf(_ db: Database, _ request: some FetchRequest) throws -> Strin
 @Suite("Associations: the guide's requests")
 struct AssociationGuideTests {
     @Test func joiningMethods() throws {
-        try withGuideDatabase(libraryDDL) { (db: Database, _: SQLRecorder) throws in
+        try withRecordedDatabase(libraryDDL) { (db: Database, _: SQLRecorder) throws in
             #expect(try sqlOf(db, GBook.including(required: GBook.author))
                 == #"SELECT "book".*, "author".* FROM "book" JOIN "author" ON "author"."id" = "book"."authorId""#)
             #expect(try sqlOf(db, GBook.including(optional: GBook.author))
@@ -177,7 +168,7 @@ struct AssociationGuideTests {
     }
 
     @Test func includingAll() throws {
-        try withGuideDatabase(libraryDDL) { (db: Database, recorder: SQLRecorder) throws in
+        try withRecordedDatabase(libraryDDL) { (db: Database, recorder: SQLRecorder) throws in
             struct AuthorInfo: Decodable, FetchableRecord {
                 var author: GAuthor
                 var books: [GBook]
@@ -208,7 +199,7 @@ struct AssociationGuideTests {
     }
 
     @Test func annotatedWithAssociatedColumns() throws {
-        try withGuideDatabase(libraryDDL) { (db: Database, _: SQLRecorder) throws in
+        try withRecordedDatabase(libraryDDL) { (db: Database, _: SQLRecorder) throws in
             let required = GBook.annotated(withRequired: GBook.author.select { [$0.name, $0.country] })
             #expect(try sqlOf(db, required)
                 == #"SELECT "book".*, "author"."name", "author"."country" FROM "book" JOIN "author" ON "author"."id" = "book"."authorId""#)
@@ -236,7 +227,7 @@ struct AssociationGuideTests {
     }
 
     @Test func selectedColumnsOfAnAssociation() throws {
-        try withGuideDatabase(libraryDDL) { (db: Database, _: SQLRecorder) throws in
+        try withRecordedDatabase(libraryDDL) { (db: Database, _: SQLRecorder) throws in
             let restrictedAuthor = GBook.author.select { [$0.id, $0.name] }
             #expect(try sqlOf(db, GBook.including(required: restrictedAuthor))
                 == #"SELECT "book".*, "author"."id", "author"."name" FROM "book" JOIN "author" ON "author"."id" = "book"."authorId""#)
@@ -244,7 +235,7 @@ struct AssociationGuideTests {
     }
 
     @Test func combiningAssociations() throws {
-        try withGuideDatabase(translationsDDL) { (db: Database, _: SQLRecorder) throws in
+        try withRecordedDatabase(translationsDDL) { (db: Database, _: SQLRecorder) throws in
             let parallel = GWork.including(required: GWork.author).including(optional: GWork.translator)
             #expect(try sqlOf(db, parallel)
                 == #"SELECT "book".*, "person1".*, "person2".* FROM "book" JOIN "person" "person1" ON "person1"."id" = "book"."authorId" LEFT JOIN "person" "person2" ON "person2"."id" = "book"."translatorId""#)
@@ -276,7 +267,7 @@ struct AssociationGuideTests {
     }
 
     @Test func filteringAndSortingAssociations() throws {
-        try withGuideDatabase(translationsDDL) { (db: Database, _: SQLRecorder) throws in
+        try withRecordedDatabase(translationsDDL) { (db: Database, _: SQLRecorder) throws in
             let frenchAuthor = GWork.author.filter { $0.countryCode == "FR" }
             #expect(try sqlOf(db, GWork.joining(required: frenchAuthor))
                 == #"SELECT "book".* FROM "book" JOIN "person" ON ("person"."id" = "book"."authorId") AND ("person"."countryCode" = ?)"#)
@@ -291,7 +282,7 @@ struct AssociationGuideTests {
     }
 
     @Test func tableAliases() throws {
-        try withGuideDatabase(translationsDDL) { (db: Database, _: SQLRecorder) throws in
+        try withRecordedDatabase(translationsDDL) { (db: Database, _: SQLRecorder) throws in
             // The wrong request: the death date is looked up in the book table.
             let wrong = GWork.joining(required: GWork.author).filter { $0.publishDate >= $0.deathDate }
             let error = expectDatabaseError(.SQLITE_ERROR) { _ = try wrong.fetchAll(db) }
@@ -328,7 +319,7 @@ struct AssociationGuideTests {
     }
 
     @Test func refinedRequestsComposeFluently() throws {
-        try withGuideDatabase(libraryDDL) { (db: Database, _: SQLRecorder) throws in
+        try withRecordedDatabase(libraryDDL) { (db: Database, _: SQLRecorder) throws in
             struct BookInfo: Decodable, FetchableRecord {
                 var book: GBook
                 var author: GAuthor
@@ -345,7 +336,7 @@ struct AssociationGuideTests {
     }
 
     @Test func annotatingWithAggregates() throws {
-        try withGuideDatabase(libraryDDL) { (db: Database, _: SQLRecorder) throws in
+        try withRecordedDatabase(libraryDDL) { (db: Database, _: SQLRecorder) throws in
             struct AuthorInfo: Decodable, FetchableRecord {
                 var author: GAuthor
                 var bookCount: Int
@@ -365,7 +356,7 @@ struct AssociationGuideTests {
     }
 
     @Test func havingAggregates() throws {
-        try withGuideDatabase(libraryDDL) { (db: Database, _: SQLRecorder) throws in
+        try withRecordedDatabase(libraryDDL) { (db: Database, _: SQLRecorder) throws in
             let base = #"SELECT "author".* FROM "author" LEFT JOIN "book" ON "book"."authorId" = "author"."id""#
             let withPaintings = base + #" LEFT JOIN "painting" ON "painting"."authorId" = "author"."id""#
             let group = #" GROUP BY "author"."id""#
@@ -398,7 +389,7 @@ struct AssociationGuideTests {
     }
 
     @Test func aggregateOperations() throws {
-        try withGuideDatabase(libraryDDL) { (db: Database, _: SQLRecorder) throws in
+        try withRecordedDatabase(libraryDDL) { (db: Database, _: SQLRecorder) throws in
             struct AuthorInfo: Decodable, FetchableRecord {
                 var author: GAuthor
                 var workCount: Int
@@ -410,7 +401,7 @@ struct AssociationGuideTests {
                 == #"SELECT "author".*, COUNT(DISTINCT "book"."id") + COUNT(DISTINCT "painting"."id") AS "workCount" FROM "author" LEFT JOIN "book" ON "book"."authorId" = "author"."id" LEFT JOIN "painting" ON "painting"."authorId" = "author"."id" GROUP BY "author"."id""#)
             #expect(try AuthorInfo.fetchAll(db, request).map(\.workCount) == [2, 3, 2])
         }
-        try withGuideDatabase(teamsDDL) { (db: Database, _: SQLRecorder) throws in
+        try withRecordedDatabase(teamsDDL) { (db: Database, _: SQLRecorder) throws in
             let base = #" FROM "team" LEFT JOIN "player" ON "player"."teamId" = "team"."id" GROUP BY "team"."id""#
             // `??` and `cast` keep the aggregate's name; other functions and operators do not.
             let minScore = GTeam.annotated(with: GTeam.players.min(\.score) ?? 0)
@@ -440,7 +431,7 @@ struct AssociationGuideTests {
     }
 
     @Test func isolationOfMultipleAggregates() throws {
-        try withGuideDatabase(libraryDDL) { (db: Database, _: SQLRecorder) throws in
+        try withRecordedDatabase(libraryDDL) { (db: Database, _: SQLRecorder) throws in
             struct AuthorInfo: Decodable, FetchableRecord {
                 var author: GAuthor
                 var novelCount: Int

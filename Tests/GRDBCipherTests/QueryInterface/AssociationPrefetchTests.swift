@@ -84,13 +84,7 @@ private let schema = """
     """
 
 private func withMusic(_ body: (Database, SQLRecorder) throws -> Void) throws {
-    let test = try TestDatabase()
-    try test.dbQueue.write { db in
-        try db.execute(sql: schema)
-        let recorder = SQLRecorder()
-        recorder.record(db)
-        try body(db, recorder)
-    }
+    try withRecordedDatabase(schema, body)
 }
 
 @Suite("Associations: including(all:)")

@@ -57,13 +57,7 @@ private let schema = """
     """
 
 private func withBooks(_ body: (Database, SQLRecorder) throws -> Void) throws {
-    let test = try TestDatabase()
-    try test.dbQueue.write { db in
-        try db.execute(sql: schema)
-        let recorder = SQLRecorder()
-        recorder.record(db)
-        try body(db, recorder)
-    }
+    try withRecordedDatabase(schema, body)
 }
 
 private func sqlOf(_ db: Database, _ request: some FetchRequest) throws -> String {
