@@ -31,6 +31,13 @@ static inline sqlite3_destructor_type grdbcipher_transient_destructor(void) {
     return SQLITE_TRANSIENT;
 }
 
+// The pointer type of `SELECT fts5(?1)`. SQLite keeps the type name of a bound pointer and
+// compares it while the statement steps, so it must have static storage: a C string literal,
+// never a temporary C string made from a Swift String.
+static inline const char *grdbcipher_fts5_api_pointer_type(void) {
+    return "fts5_api_ptr";
+}
+
 // PBKDF2 with HMAC-SHA1 (algorithm 1), HMAC-SHA256 (256) or HMAC-SHA512 (512), as SQLCipher
 // derives its keys. Returns 1 on success.
 static inline int grdbcipher_pbkdf2(const void *passphrase, int passphraseLength,

@@ -542,3 +542,4 @@ try dbQueue5.inDatabase { db in
     print("ROWEQ \(row == ["a": 1, "A": 2, "b": 3]) \(Row(["x": 1]) == Row(["x": 1.0]))")
     print("DV \(1.databaseValue == 1.0.databaseValue) \("1".databaseValue == 1.databaseValue) \(DatabaseValue.null == DatabaseValue.null)")
 }
+try probeRound2()

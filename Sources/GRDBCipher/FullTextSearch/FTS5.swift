@@ -128,7 +128,7 @@ extension Database {
         }
         var api: UnsafeMutablePointer<fts5_api>?
         code = withUnsafeMutablePointer(to: &api) { pointer in
-            let bindCode = sqlite3_bind_pointer(statement, 1, pointer, "fts5_api_ptr", nil)
+            let bindCode = sqlite3_bind_pointer(statement, 1, pointer, grdbcipher_fts5_api_pointer_type(), nil)
             return bindCode == SQLITE_OK ? sqlite3_step(statement) : bindCode
         }
         guard code == SQLITE_ROW || code == SQLITE_DONE, let api else {

@@ -88,9 +88,13 @@ extension Database {
     /// Related SQLite documentation: <https://www.sqlite.org/fts5.html#custom_tokenizers>
     public func add(tokenizer: (some FTS5CustomTokenizer).Type) {
         let tokenizerType = tokenizer
-        guard let api = try? fts5API() else {
-            // SQLite without FTS5: there is no table the tokenizer could serve.
-            return
+        let api: UnsafePointer<fts5_api>
+        do {
+            api = try fts5API()
+        } catch {
+            // As GRDB (FTS5.api(_:)): a tokenizer that cannot be registered is a fatal error,
+            // never a table that later fails with "no such tokenizer".
+            fatalError("FTS5 is not available: \(error)")
         }
         let registration = FTS5TokenizerRegistration(db: self) { db, arguments in
             try tokenizerType.init(db: db, arguments: arguments)

@@ -200,17 +200,38 @@ public struct DatabaseMigrator: Sendable {
                 resultCode: .SQLITE_MISUSE,
                 message: "undefined migration: \"\(targetIdentifier)\"")
         }
-        if eraseDatabaseOnSchemaChange, try needsErase(db) {
-            try db.eraseForMigrator()
+        // As GRDB, migrations see the raw schema: the schema source is off while they run.
+        try db.withSchemaSource(nil) {
+            if eraseDatabaseOnSchemaChange, try needsErase(db) {
+                try db.eraseForMigrator()
+            }
+            try db.execute(sql: Self.createTableSQL)
+            let applied = try appliedIdentifiers(db)
+            if let beyond = registered[(targetIndex + 1)...].first(where: { applied.contains($0.identifier) }) {
+                preconditionFailure(
+                    "database is already migrated beyond migration \"\(targetIdentifier)\" (\"\(beyond.identifier)\" is applied)")
+            }
+            for migration in registered[...targetIndex] {
+                if applied.contains(migration.identifier) {
+                    try removeMergedIdentifiers(of: migration, db, applied: applied)
+                } else {
+                    try run(migration, db, applied: applied)
+                }
+            }
         }
-        try db.execute(sql: Self.createTableSQL)
-        let applied = try appliedIdentifiers(db)
-        if let beyond = registered[(targetIndex + 1)...].first(where: { applied.contains($0.identifier) }) {
-            preconditionFailure(
-                "database is already migrated beyond migration \"\(targetIdentifier)\" (\"\(beyond.identifier)\" is applied)")
-        }
-        for migration in registered[...targetIndex] where !applied.contains(migration.identifier) {
-            try run(migration, db, applied: applied)
+    }
+
+    /// A merging migration that is already applied (an earlier version of the application
+    /// ran a migration of the same name) still removes the identifiers it merges, as GRDB:
+    /// otherwise they would make the database look migrated by a newer version.
+    private func removeMergedIdentifiers(of migration: Migration, _ db: Database, applied: Set<String>) throws {
+        let leftovers = migration.mergedIdentifiers.intersection(applied)
+        if leftovers.isEmpty { return }
+        try db.inTransaction(.immediate) {
+            for merged in leftovers.sorted() {
+                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = ?", arguments: [merged])
+            }
+            return .commit
         }
     }
 
@@ -275,27 +296,42 @@ public struct DatabaseMigrator: Sendable {
 
     /// Whether the database has applied migrations that are not registered: it was migrated by
     /// a newer version of the application.
+    ///
+    /// As in GRDB, the identifiers that a registered migration merges count until
+    /// ``migrate(_:)`` removes them.
     public func hasBeenSuperseded(_ db: Database) throws -> Bool {
         let registeredIdentifiers = Set(migrations)
         return try appliedIdentifiers(db).contains { !registeredIdentifiers.contains($0) }
     }
 
     /// Whether the schema of the database differs from the one its applied migrations build
-    /// on an empty database (built in memory, with the connection's configuration, so keyed
-    /// like it when it is encrypted), or the database has applied migrations that are not
-    /// registered.
+    /// on an empty database, or the database has applied migrations that are not registered.
+    ///
+    /// The reference database is a temporary file, removed afterwards, opened with the
+    /// connection's configuration (so keyed like it when it is encrypted), without its
+    /// target queues: it is opened from inside an access of the connection.
     public func hasSchemaChanges(_ db: Database) throws -> Bool {
         if try hasBeenSuperseded(db) { return true }
         let applied = try appliedMigrations(db)
         var configuration = db.configuration
         configuration.readonly = false
-        let reference = try DatabaseQueue(configuration: configuration)
-        if let last = applied.last {
-            var migrator = self
-            migrator.eraseDatabaseOnSchemaChange = false
-            try migrator.migrate(reference, upTo: last)
+        configuration.targetQueue = nil
+        configuration.writeTargetQueue = nil
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("grdbcipher-migrator-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let referenceSchema: [[String?]]
+        do {
+            let reference = try DatabaseQueue(path: directory.appendingPathComponent("reference.sqlite").path, configuration: configuration)
+            defer { try? reference.close() }
+            if let last = applied.last {
+                var migrator = self
+                migrator.eraseDatabaseOnSchemaChange = false
+                try migrator.migrate(reference, upTo: last)
+            }
+            referenceSchema = try reference.read { try Self.schemaDescription($0) }
         }
-        let referenceSchema = try reference.read { try Self.schemaDescription($0) }
         return try Self.schemaDescription(db) != referenceSchema
     }
 

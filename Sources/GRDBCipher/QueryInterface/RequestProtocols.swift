@@ -113,7 +113,7 @@ extension FilteredRequest {
     /// ```swift
     /// Player.all().filter(Column("score") > 1000) // WHERE "score" > ?
     /// ```
-    public func filter(_ predicate: some SQLExpressible) -> Self {
+    public func filter(_ predicate: some SQLSpecificExpressible) -> Self {
         let expression = predicate.sqlExpression
         return filterWhenConnected { _ in expression }
     }
@@ -372,7 +372,7 @@ extension TableRequest where Self: AggregatingRequest {
     public func groupByPrimaryKey() -> Self {
         let tableName = databaseTableName
         return groupWhenConnected { db in
-            try db.primaryKey(tableName).columns.map { SQLExpression(.column($0)) }
+            try db.rowIdentifyingColumns(tableName).map { SQLExpression(.column($0)) }
         }
     }
 }

@@ -218,12 +218,10 @@ extension SQLExpression {
 
     static let null = SQLExpression(.value(.null))
 
-    /// `1` or `0`, written in the SQL text (not as an argument).
+    /// A boolean, bound as an argument (1 or 0), as GRDB binds them: `WHERE ?`.
     static func booleanConstant(_ value: Bool) -> SQLExpression {
-        SQLExpression(.constant(value ? "1" : "0"))
+        SQLExpression(.value(value.databaseValue))
     }
-    static let trueLiteral = SQLExpression(sql: "1")
-    static let falseLiteral = SQLExpression(sql: "0")
 
     /// Whether the expression is the NULL value.
     var isNullValue: Bool {
@@ -388,8 +386,11 @@ extension SQLExpression {
     /// The logical negation, simplified where SQL has a negated form.
     var negated: SQLExpression {
         switch kind {
-        case let .unary(.not, expression):
-            return expression
+        case let .value(value):
+            // A bound boolean negates to the other one (`!names.contains(x)` for an empty
+            // list is `?` with 1); NOT 0 and NOT 1 give the same results.
+            if value == false.databaseValue { return .booleanConstant(true) }
+            if value == true.databaseValue { return .booleanConstant(false) }
         case let .binary(op, lhs, rhs):
             if let negatedOp = op.negated { return SQLExpression(.binary(negatedOp, lhs, rhs)) }
         case let .pattern(op, lhs, rhs, escape, negated) where op != .match:
@@ -413,7 +414,7 @@ extension SQLExpression {
     /// `x IN (list)`, with the list reduced when it has zero or one element.
     static func inList(_ expression: SQLExpression, _ list: [SQLExpression]) -> SQLExpression {
         switch list.count {
-        case 0: return .falseLiteral
+        case 0: return .booleanConstant(false)
         case 1: return compare(.equal, expression, list[0])
         default: return SQLExpression(.inList(expression, list, negated: false))
         }
@@ -517,7 +518,14 @@ extension SQLExpression {
             if let escape { sql += try " ESCAPE \(escape.sql(&context, wrapped: true))" }
             return wrapped ? "(\(sql))" : sql
         case let .between(expression, lower, upper, negated):
-            let sql = try "\(expression.sql(&context, wrapped: true)) \(negated ? "NOT " : "")BETWEEN \(lower.sql(&context, wrapped: true)) AND \(upper.sql(&context, wrapped: true))"
+            // A collation of the tested value or of the upper bound ends the expression, as
+            // GRDB writes it: `"name" BETWEEN ? AND ? COLLATE NOCASE`.
+            var expression = expression, upper = upper
+            var collation: String?
+            if case let .collated(inner, name) = expression.kind { expression = inner; collation = name }
+            if case let .collated(inner, name) = upper.kind { upper = inner; collation = name }
+            var sql = try "\(expression.sql(&context, wrapped: true)) \(negated ? "NOT " : "")BETWEEN \(lower.sql(&context, wrapped: true)) AND \(upper.sql(&context, wrapped: true))"
+            if let collation { sql += " COLLATE \(collation)" }
             return wrapped ? "(\(sql))" : sql
         case let .inList(expression, list, negated):
             // The left side first, then the values, in the order of the SQL text (their

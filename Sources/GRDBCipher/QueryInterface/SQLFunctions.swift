@@ -53,8 +53,15 @@ public func count(distinct value: some SQLSpecificExpressible) -> SQLExpression 
 }
 
 /// `COALESCE(a, b, ...)`
+///
+/// As GRDB: no value gives `NULL`, one value gives the value itself (SQLite's `COALESCE`
+/// needs two arguments or more).
 public func coalesce(_ values: some Collection<any SQLSpecificExpressible>) -> SQLExpression {
-    function("COALESCE", Array(values.map { $0 as any SQLExpressible }))
+    switch values.count {
+    case 0: return .null
+    case 1: return values.first!.sqlExpression
+    default: return function("COALESCE", Array(values.map { $0 as any SQLExpressible }))
+    }
 }
 
 /// `LENGTH(value)`

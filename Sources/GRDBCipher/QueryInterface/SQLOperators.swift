@@ -20,28 +20,26 @@ extension SQLSpecificExpressible {
         .compare(.equal, lhs.sqlExpression, rhs.sqlExpression)
     }
 
-    /// `= 1` or `= 0`: a boolean test written out in SQL, so that SQLite can use an index on
-    /// the tested column or expression.
+    /// `= ?` with the boolean as an argument (1 or 0), as GRDB.
     ///
     /// ```swift
-    /// Player.filter(Column("isActive") == true)  // "isActive" = 1
-    /// Player.filter(Column("isActive") == false) // "isActive" = 0
+    /// Player.filter(Column("isActive") == true)  // "isActive" = ? (1)
     /// ```
     public static func == (lhs: Self, rhs: Bool) -> SQLExpression {
         .compare(.equal, lhs.sqlExpression, .booleanConstant(rhs))
     }
 
-    /// `= 1` or `= 0`: `true == Column("isActive")` is `"isActive" = 1`.
+    /// `= ?` with the boolean as an argument: `true == Column("isActive")` is `"isActive" = ?`.
     public static func == (lhs: Bool, rhs: Self) -> SQLExpression {
         .compare(.equal, rhs.sqlExpression, .booleanConstant(lhs))
     }
 
-    /// `<> 1` or `<> 0`: `Column("isActive") != true` is `"isActive" <> 1`.
+    /// `<> ?` with the boolean as an argument: `Column("isActive") != true`.
     public static func != (lhs: Self, rhs: Bool) -> SQLExpression {
         .compare(.notEqual, lhs.sqlExpression, .booleanConstant(rhs))
     }
 
-    /// `<> 1` or `<> 0`: `false != Column("isActive")` is `"isActive" <> 0`.
+    /// `<> ?` with the boolean as an argument: `false != Column("isActive")`.
     public static func != (lhs: Bool, rhs: Self) -> SQLExpression {
         .compare(.notEqual, rhs.sqlExpression, .booleanConstant(lhs))
     }
@@ -68,7 +66,9 @@ extension SQLSpecificExpressible {
 
     /// `IS`
     public static func === (lhs: (any SQLExpressible)?, rhs: Self) -> SQLExpression {
-        SQLExpression(.binary(.is, lhs?.sqlExpression ?? .null, rhs.sqlExpression))
+        // As GRDB, a NULL test names the tested expression first: `"x" IS NULL`.
+        guard let lhs else { return SQLExpression(.binary(.is, rhs.sqlExpression, .null)) }
+        return SQLExpression(.binary(.is, lhs.sqlExpression, rhs.sqlExpression))
     }
 
     /// `IS`
@@ -83,7 +83,8 @@ extension SQLSpecificExpressible {
 
     /// `IS NOT`
     public static func !== (lhs: (any SQLExpressible)?, rhs: Self) -> SQLExpression {
-        SQLExpression(.binary(.isNot, lhs?.sqlExpression ?? .null, rhs.sqlExpression))
+        guard let lhs else { return SQLExpression(.binary(.isNot, rhs.sqlExpression, .null)) }
+        return SQLExpression(.binary(.isNot, lhs.sqlExpression, rhs.sqlExpression))
     }
 
     /// `IS NOT`
@@ -418,12 +419,50 @@ extension SQLSpecificExpressible {
     /// Player.filter(Column("name").collating(.nocase) == "arthur") // "name" = ? COLLATE NOCASE
     /// Player.order(Column("name").collating(.localizedCaseInsensitiveCompare))
     /// ```
+    ///
+    /// On a comparison, the collation goes where SQLite uses it, on an operand:
+    /// `names.contains(Column("name")).collating(.nocase)` is
+    /// `("name" COLLATE NOCASE) IN (?, ?)`, not a collation of the comparison's result, which
+    /// SQLite would ignore.
     public func collating(_ collation: Database.CollationName) -> SQLExpression {
-        SQLExpression(.collated(sqlExpression, collation.rawValue))
+        sqlExpression.applyingCollation(collation.rawValue)
     }
 
     /// The expression with a custom collation (registered on the connection).
     public func collating(_ collation: DatabaseCollation) -> SQLExpression {
-        SQLExpression(.collated(sqlExpression, collation.name))
+        sqlExpression.applyingCollation(collation.name)
+    }
+}
+
+extension SQLExpression {
+    /// The expression with a collation, pushed into comparisons as GRDB does: the left operand
+    /// of `IN`, the right end of `=`, `<>`, `<`… and `BETWEEN`, each side of an `AND` of
+    /// comparisons. Other expressions are wrapped (`x COLLATE name`).
+    func applyingCollation(_ collation: String) -> SQLExpression {
+        switch kind {
+        case let .binary(op, lhs, rhs) where op.isComparison:
+            return SQLExpression(.binary(op, lhs, SQLExpression(.collated(rhs, collation))))
+        case let .between(expression, lower, upper, negated):
+            return SQLExpression(.between(expression, lower, SQLExpression(.collated(upper, collation)), negated: negated))
+        case let .inList(expression, list, negated):
+            return SQLExpression(.inList(SQLExpression(.collated(expression, collation)), list, negated: negated))
+        case let .inSubquery(expression, subquery, negated):
+            return SQLExpression(.inSubquery(SQLExpression(.collated(expression, collation)), subquery, negated: negated))
+        case let .inTable(expression, table, negated):
+            return SQLExpression(.inTable(SQLExpression(.collated(expression, collation)), table, negated: negated))
+        case let .associative(op, terms) where op == .and && !terms.isEmpty && terms.allSatisfy(\.isComparison):
+            return SQLExpression(.associative(op, terms.map { $0.applyingCollation(collation) }))
+        default:
+            return SQLExpression(.collated(self, collation))
+        }
+    }
+
+    /// Whether the expression is a comparison that takes a collation on an operand.
+    var isComparison: Bool {
+        switch kind {
+        case let .binary(op, _, _): return op.isComparison
+        case .between, .inList, .inSubquery, .inTable: return true
+        default: return false
+        }
     }
 }

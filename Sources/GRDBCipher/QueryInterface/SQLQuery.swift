@@ -240,26 +240,32 @@ struct SQLQuery: Sendable {
 
     // MARK: Deletion and update
 
-    /// Whether a DELETE or UPDATE needs the rows of a subquery: grouping, distinct, or limits
-    /// that SQLite can not apply to the statement itself.
+    /// Whether a DELETE or UPDATE needs the rows of a subquery: joins (whose conditions
+    /// select the rows), grouping, distinct, or limits that SQLite can not apply to the
+    /// statement itself.
     func modificationNeedsSubquery(_ db: Database) -> Bool {
-        if grouping != nil || groupsForAggregates || !havings.isEmpty || isDistinct { return true }
+        if hasJoins || grouping != nil || groupsForAggregates || !havings.isEmpty || isDistinct { return true }
         if limit != nil { return !db.supportsUpdateDeleteLimit }
         return false
     }
 
-    /// The WHERE, ORDER BY and LIMIT of a DELETE or UPDATE, or the subquery selecting the rows.
-    func modificationTailSQL(_ context: inout SQLGenerationContext) throws -> String {
-        if modificationNeedsSubquery(context.db) {
-            let hasRowID = try context.db.tableHasRowID(tableName)
-            let keyColumns = hasRowID ? ["rowid"] : try context.db.primaryKey(tableName).columns
-            let key = keyColumns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
-            var inner = self
-            inner.selection = keyColumns.map { SQLSelection(kind: .expression(SQLExpression(.column($0)))) }
-            inner.ctes = []
-            let keySQL = keyColumns.count == 1 ? key : "(\(key))"
-            return try " WHERE \(keySQL) IN (\(inner.sql(&context)))"
+    /// The query with the same rows and joins, none of whose relations select columns: the
+    /// key subquery of a DELETE or UPDATE selects the keys alone.
+    var withoutJoinedSelection: SQLQuery {
+        var query = self
+        query.prefetches = []
+        query.joins = joins.map { join in
+            var join = join
+            join.isIncluded = false
+            join.isAnnotation = false
+            join.relation = join.relation.withoutJoinedSelection
+            return join
         }
+        return query
+    }
+
+    /// The WHERE, ORDER BY and LIMIT of a DELETE or UPDATE.
+    func modificationTailSQL(_ context: inout SQLGenerationContext) throws -> String {
         var sql = try whereGroupHavingSQL(&context)
         if limit != nil {
             sql += try orderBySQL(&context)
@@ -270,10 +276,30 @@ struct SQLQuery: Sendable {
         return sql
     }
 
+    /// ` WHERE "id" IN (SELECT "book"."id" FROM "book" JOIN …)`: the rows of the query, by key.
+    func modificationSubquerySQL(_ context: inout SQLGenerationContext) throws -> String {
+        let keyColumns = try context.db.rowIdentifyingColumns(tableName)
+        let key = keyColumns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+        var inner = withoutJoinedSelection
+        inner.selection = keyColumns.map { SQLSelection(kind: .expression(SQLExpression(.column($0)))) }
+        inner.deferredSelection = nil
+        inner.ctes = []
+        let keySQL = keyColumns.count == 1 ? key : "(\(key))"
+        return try " WHERE \(keySQL) IN (\(inner.sql(&context)))"
+    }
+
     /// `DELETE FROM ... WHERE ...`, followed by `RETURNING <returning>` unless `returning` is
-    /// empty.
+    /// empty. A query that needs a subquery (joins, grouping) deletes by key, with
+    /// unqualified columns in `RETURNING`, as GRDB:
+    /// `DELETE FROM "book" WHERE "id" IN (SELECT "book"."id" FROM "book" JOIN …) RETURNING *`.
     func deleteSQL(_ context: inout SQLGenerationContext, returning: [SQLSelection] = []) throws -> String {
-        try withScope(&context) { context, aliasName in
+        if modificationNeedsSubquery(context.db) {
+            var sql = try withClause(&context)
+            sql += "DELETE FROM \(tableName.quotedDatabaseIdentifier)"
+            sql += try modificationSubquerySQL(&context)
+            return try sql + unqualifiedReturningSQL(&context, returning)
+        }
+        return try withScope(&context) { context, aliasName in
             var sql = try withClause(&context)
             sql += "DELETE FROM \(tableName.quotedDatabaseIdentifier)"
             if aliasName != tableName { sql += " AS \(aliasName.quotedDatabaseIdentifier)" }
@@ -283,35 +309,72 @@ struct SQLQuery: Sendable {
     }
 
     /// `UPDATE ... SET ... WHERE ...`, followed by `RETURNING <returning>` unless `returning`
-    /// is empty.
+    /// is empty. A query that needs a subquery updates by key, with unqualified assignments
+    /// and `RETURNING`, as GRDB.
     func updateSQL(
         _ context: inout SQLGenerationContext, conflictResolution: Database.ConflictResolution,
         assignments: [ColumnAssignment], returning: [SQLSelection] = []) throws -> String
     {
-        try withScope(&context) { context, aliasName in
-            let sql = try updateSQL(&context, aliasName: aliasName, conflictResolution: conflictResolution, assignments: assignments)
+        if modificationNeedsSubquery(context.db) {
+            var sql = try withClause(&context)
+            sql += updateHeadSQL(conflictResolution)
+            let sets = try inUnqualifiedScope(&context) { context in
+                try assignments.map { try $0.sql(&context) }.joined(separator: ", ")
+            }
+            sql += " SET \(sets)"
+            sql += try modificationSubquerySQL(&context)
+            return try sql + unqualifiedReturningSQL(&context, returning)
+        }
+        return try withScope(&context) { context, aliasName in
+            var sql = try withClause(&context)
+            sql += updateHeadSQL(conflictResolution)
+            if aliasName != tableName { sql += " AS \(aliasName.quotedDatabaseIdentifier)" }
+            let sets = try assignments.map { try $0.sql(&context) }.joined(separator: ", ")
+            sql += " SET \(sets)"
+            sql += try modificationTailSQL(&context)
             return try sql + returningSQL(&context, returning)
         }
+    }
+
+    private func updateHeadSQL(_ conflictResolution: Database.ConflictResolution) -> String {
+        var sql = "UPDATE "
+        if conflictResolution != .abort { sql += "OR \(conflictResolution.rawValue) " }
+        return sql + tableName.quotedDatabaseIdentifier
+    }
+
+    /// Generates SQL in the scope of the statement's own table, with columns unqualified
+    /// (the outer statement of a DELETE or UPDATE by key).
+    private func inUnqualifiedScope(_ context: inout SQLGenerationContext, _ body: (inout SQLGenerationContext) throws -> String) throws -> String {
+        let saved = (context.currentAlias, context.qualifiesCurrentColumns)
+        context.currentAlias = alias
+        context.qualifiesCurrentColumns = false
+        defer { (context.currentAlias, context.qualifiesCurrentColumns) = saved }
+        return try body(&context)
+    }
+
+    private func unqualifiedReturningSQL(_ context: inout SQLGenerationContext, _ selection: [SQLSelection]) throws -> String {
+        if selection.isEmpty { return "" }
+        let sql = try inUnqualifiedScope(&context) { context in try selection.selectionSQL(&context) }
+        return " RETURNING " + sql
     }
 
     private func returningSQL(_ context: inout SQLGenerationContext, _ selection: [SQLSelection]) throws -> String {
         if selection.isEmpty { return "" }
         return try " RETURNING " + selection.selectionSQL(&context)
     }
-
-    private func updateSQL(_ context: inout SQLGenerationContext, aliasName: String, conflictResolution: Database.ConflictResolution, assignments: [ColumnAssignment]) throws -> String {
-        var sql = try withClause(&context)
-        sql += "UPDATE "
-        if conflictResolution != .abort { sql += "OR \(conflictResolution.rawValue) " }
-        sql += tableName.quotedDatabaseIdentifier
-        if aliasName != tableName { sql += " AS \(aliasName.quotedDatabaseIdentifier)" }
-        let sets = try assignments.map { try $0.sql(&context) }.joined(separator: ", ")
-        sql += " SET \(sets)"
-        return try sql + modificationTailSQL(&context)
-    }
 }
 
 extension Database {
+    /// The columns that identify a row, as GRDB chooses them for the key subquery of a DELETE
+    /// or UPDATE and for `groupByPrimaryKey()`: a single-column primary key, else the rowid,
+    /// else the columns of the primary key (WITHOUT ROWID).
+    func rowIdentifyingColumns(_ tableName: String) throws -> [String] {
+        let primaryKey = try primaryKey(tableName)
+        if primaryKey.columns.count == 1 { return primaryKey.columns }
+        if try tableHasRowID(tableName) { return [Column.rowID.name] }
+        return primaryKey.columns
+    }
+
     /// Whether SQLite was built with `SQLITE_ENABLE_UPDATE_DELETE_LIMIT`, so that DELETE and
     /// UPDATE accept ORDER BY and LIMIT.
     var supportsUpdateDeleteLimit: Bool {

@@ -41,7 +41,7 @@ public struct Table<RowDecoder>: Sendable {
         all().select(sql: sql, arguments: arguments, as: type)
     }
     public func order(literal sqlLiteral: SQL) -> QueryInterfaceRequest<RowDecoder> { all().order(literal: sqlLiteral) }
-    public func filter(_ predicate: some SQLExpressible) -> QueryInterfaceRequest<RowDecoder> { all().filter(predicate) }
+    public func filter(_ predicate: some SQLSpecificExpressible) -> QueryInterfaceRequest<RowDecoder> { all().filter(predicate) }
     public func filter(sql: String, arguments: StatementArguments = StatementArguments()) -> QueryInterfaceRequest<RowDecoder> { all().filter(sql: sql, arguments: arguments) }
     public func filter(literal sqlLiteral: SQL) -> QueryInterfaceRequest<RowDecoder> { all().filter(literal: sqlLiteral) }
     public func filter(key: (some DatabaseValueConvertible)?) -> QueryInterfaceRequest<RowDecoder> { all().filter(key: key) }

@@ -147,7 +147,7 @@ extension TableRecord {
     /// ```swift
     /// let players = try Player.filter(Column("score") > 1000).fetchAll(db)
     /// ```
-    public static func filter(_ predicate: some SQLExpressible) -> QueryInterfaceRequest<Self> { all().filter(predicate) }
+    public static func filter(_ predicate: some SQLSpecificExpressible) -> QueryInterfaceRequest<Self> { all().filter(predicate) }
 
     /// The request filtered by raw SQL.
     public static func filter(sql: String, arguments: StatementArguments = StatementArguments()) -> QueryInterfaceRequest<Self> {

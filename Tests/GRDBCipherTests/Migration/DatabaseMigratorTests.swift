@@ -304,6 +304,129 @@ struct DatabaseMigratorTests {
         #expect(files.allSatisfy { $0.hasPrefix("pool.sqlite") })
     }
 
+    @Test func appliedMergingMigrationRemovesTheMergedIdentifiers() throws {
+        // MIG-3: version 1 of the app applied three migrations; version 2 merges the first
+        // two into the third, of the same name. Its migrate removes the merged identifiers,
+        // so the database does not look migrated by a newer version, and
+        // eraseDatabaseOnSchemaChange does not erase it at every start.
+        let test = try TestDatabase()
+        var shipped = DatabaseMigrator()
+        shipped.registerMigration("create-notes") { db in try db.execute(sql: "CREATE TABLE notes(id INTEGER PRIMARY KEY)") }
+        shipped.registerMigration("add-tags") { db in try db.execute(sql: "ALTER TABLE notes ADD COLUMN tags TEXT") }
+        shipped.registerMigration("add-index") { db in try db.execute(sql: "CREATE INDEX notes_tags ON notes(tags)") }
+        try shipped.migrate(test.dbQueue)
+
+        var merged = DatabaseMigrator()
+        final class Runs: @unchecked Sendable { var count = 0 }
+        let runs = Runs()
+        merged.registerMigration("add-index", merging: ["create-notes", "add-tags"]) { db, applied in
+            runs.count += 1
+            if applied.isEmpty {
+                try db.execute(sql: "CREATE TABLE notes(id INTEGER PRIMARY KEY, tags TEXT); CREATE INDEX notes_tags ON notes(tags)")
+            }
+        }
+        try test.dbQueue.read { (db: Database) throws in
+            // As GRDB: before the merge is migrated, the old identifiers count.
+            #expect(try merged.hasBeenSuperseded(db))
+        }
+        try merged.migrate(test.dbQueue)
+        #expect(runs.count == 0) // applied already: it does not run again
+        try test.dbQueue.read { (db: Database) throws in
+            #expect(try merged.appliedIdentifiers(db) == ["add-index"])
+            #expect(try !merged.hasBeenSuperseded(db))
+            #expect(try !merged.hasSchemaChanges(db))
+            #expect(try merged.completedMigrations(db) == ["add-index"])
+        }
+        // From now on, the data stays at every start, even with eraseDatabaseOnSchemaChange.
+        // (With it on, the first start after the merge erases the database, as in GRDB:
+        // the merged identifiers make it look superseded until they are removed.)
+        try test.dbQueue.write { try $0.execute(sql: "INSERT INTO notes VALUES (1, 'kept')") }
+        var erasing = merged
+        erasing.eraseDatabaseOnSchemaChange = true
+        try erasing.migrate(test.dbQueue)
+        try erasing.migrate(test.dbQueue)
+        #expect(try test.dbQueue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM notes") } == 1)
+    }
+
+    @Test func schemaChangesWithTargetQueues() throws {
+        // MIG-1: the reference database of hasSchemaChanges is opened from inside an access;
+        // with the connection's target queue it would dispatch_sync on a queue the thread
+        // holds (a trap). It gets the configuration without target queues.
+        for queueLabel in ["target", "writeTarget"] {
+            var configuration = Configuration()
+            let queue = DispatchQueue(label: "grdbcipher.tests.\(queueLabel)")
+            if queueLabel == "target" {
+                configuration.targetQueue = queue
+            } else {
+                configuration.writeTargetQueue = queue
+            }
+            let test = try TestDatabase(configuration: configuration)
+            var migrator = DatabaseMigrator()
+            migrator.eraseDatabaseOnSchemaChange = true
+            migrator.registerMigration("v1") { db in try db.execute(sql: "CREATE TABLE note(body TEXT)") }
+            try migrator.migrate(test.dbQueue)
+            try test.dbQueue.write { try $0.execute(sql: "INSERT INTO note VALUES ('kept')") }
+            try migrator.migrate(test.dbQueue)
+            try test.dbQueue.read { (db: Database) throws in
+                #expect(try !migrator.hasSchemaChanges(db))
+                #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM note") == 1)
+            }
+        }
+    }
+
+    @Test func referenceDatabaseIsAFile() throws {
+        // MIG-2: preparation code that needs a file (its path, a file control) works in the
+        // reference database of hasSchemaChanges too.
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            let path = try String.fetchOne(db, sql: "SELECT file FROM pragma_database_list WHERE name = 'main'") ?? ""
+            if path.isEmpty {
+                throw DatabaseError(resultCode: .SQLITE_ERROR, message: "this application needs a database file")
+            }
+        }
+        let test = try TestDatabase(configuration: configuration)
+        var migrator = DatabaseMigrator()
+        migrator.eraseDatabaseOnSchemaChange = true
+        migrator.registerMigration("v1") { db in try db.execute(sql: "CREATE TABLE note(body TEXT)") }
+        try migrator.migrate(test.dbQueue)
+        try migrator.migrate(test.dbQueue)
+        try test.dbQueue.read { (db: Database) throws in
+            #expect(try !migrator.hasSchemaChanges(db))
+        }
+        // The reference file is removed: only the database's own files are in its directory.
+        let files = try FileManager.default.contentsOfDirectory(atPath: test.directory.url.path)
+        #expect(files.allSatisfy { $0.hasPrefix("db.sqlite") })
+    }
+
+    @Test func migrationsRunWithoutTheSchemaSource() throws {
+        // MIG-4: migrations see the raw schema; the configured source is back afterwards.
+        struct ViewKeys: DatabaseSchemaSource {
+            func columnsForPrimaryKey(_ db: Database, inView view: DatabaseObjectID) throws -> [String]? {
+                view.name == "recent" ? ["id"] : nil
+            }
+        }
+        var configuration = Configuration()
+        configuration.schemaSource = ViewKeys()
+        let test = try TestDatabase(configuration: configuration)
+        final class Seen: @unchecked Sendable { var sourceWasNil = false; var viewKeyError: DatabaseError? }
+        let seen = Seen()
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: "CREATE TABLE note(id INTEGER PRIMARY KEY); CREATE VIEW recent AS SELECT * FROM note")
+        }
+        migrator.registerMigration("v2") { db in
+            seen.sourceWasNil = db.schemaSource == nil
+            do { _ = try db.primaryKey("recent") } catch let error as DatabaseError { seen.viewKeyError = error }
+        }
+        try migrator.migrate(test.dbQueue)
+        #expect(seen.sourceWasNil)
+        #expect(seen.viewKeyError != nil)
+        try test.dbQueue.read { (db: Database) throws in
+            #expect(db.schemaSource is ViewKeys)
+            #expect(try db.primaryKey("recent").columns == ["id"])
+        }
+    }
+
     @Test func poolsAsyncAndReadOnly() async throws {
         let pool = try TestPool()
         let migrator = catalogueMigrator()

@@ -331,7 +331,8 @@ struct QueryInterfaceRequestTests {
             let recorder = SQLRecorder()
             recorder.record(db)
             #expect(try request.deleteAll(db) == 1)
-            #expect(recorder.dataSQL.last == "DELETE FROM \"player\" WHERE \"rowid\" IN (SELECT \"rowid\" FROM \"player\" WHERE \"score\" > ? GROUP BY \"team\" HAVING COUNT(*) > ?)")
+            // The key subquery uses the single-column primary key, as GRDB (MOD-2).
+            #expect(recorder.dataSQL.last == "DELETE FROM \"player\" WHERE \"id\" IN (SELECT \"id\" FROM \"player\" WHERE \"score\" > ? GROUP BY \"team\" HAVING COUNT(*) > ?)")
         }
     }
 

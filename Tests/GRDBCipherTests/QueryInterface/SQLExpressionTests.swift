@@ -74,7 +74,7 @@ struct SQLExpressionTests {
             try expectSQL(db, !(a > 1), "NOT (\"a\" > ?)", [1])
             try expectSQL(db, !(a == 1), "\"a\" <> ?", [1])
             try expectSQL(db, !(a == nil), "\"a\" IS NOT NULL")
-            try expectSQL(db, !(!flag), "\"flag\"")
+            try expectSQL(db, !(!flag), "NOT (NOT \"flag\")")
             #expect(try Int.fetchOne(db, Table("t").filter(!flag || Column("a") == 3).select(count(AllColumns()))) == 2)
         }
     }
@@ -113,7 +113,8 @@ struct SQLExpressionTests {
             try expectSQL(db, [1, 2, 3].contains(a), "\"a\" IN (?, ?, ?)", [1, 2, 3])
             try expectSQL(db, ![1, 2, 3].contains(a), "\"a\" NOT IN (?, ?, ?)", [1, 2, 3])
             try expectSQL(db, [1].contains(a), "\"a\" = ?", [1])
-            try expectSQL(db, [Int]().contains(a), "0")
+            try expectSQL(db, [Int]().contains(a), "?", [false])
+            try expectSQL(db, ![Int]().contains(a), "?", [true])
             try expectSQL(db, (0...1000).contains(a), "\"a\" BETWEEN ? AND ?", [0, 1000])
             try expectSQL(db, !(0...1000).contains(a), "\"a\" NOT BETWEEN ? AND ?", [0, 1000])
             try expectSQL(db, (0..<1000).contains(a), "(\"a\" >= ?) AND (\"a\" < ?)", [0, 1000])
@@ -240,16 +241,17 @@ private struct Metric: RawRepresentable, SQLExpressible, SQLSelectable, SQLOrder
 }
 
 extension SQLExpressionTests {
-    @Test func booleanComparisonsAreWrittenOut() throws {
+    @Test func booleanComparisonsAreBound() throws {
+        // As GRDB 7.10 (PRG-2): booleans are arguments, not SQL text.
         let flag = Column("flag")
         try withDatabase { (db: Database) throws in
-            try expectSQL(db, flag == true, "\"flag\" = 1")
-            try expectSQL(db, flag == false, "\"flag\" = 0")
-            try expectSQL(db, true == flag, "\"flag\" = 1")
-            try expectSQL(db, flag != true, "\"flag\" <> 1")
-            try expectSQL(db, false != flag, "\"flag\" <> 0")
-            try expectSQL(db, !(flag == true), "\"flag\" <> 1")
-            try expectSQL(db, (Column("a") > 1) == false, "(\"a\" > ?) = 0", [1])
+            try expectSQL(db, flag == true, "\"flag\" = ?", [true])
+            try expectSQL(db, flag == false, "\"flag\" = ?", [false])
+            try expectSQL(db, true == flag, "\"flag\" = ?", [true])
+            try expectSQL(db, flag != true, "\"flag\" <> ?", [true])
+            try expectSQL(db, false != flag, "\"flag\" <> ?", [false])
+            try expectSQL(db, !(flag == true), "\"flag\" <> ?", [true])
+            try expectSQL(db, (Column("a") > 1) == false, "(\"a\" > ?) = ?", [1, false])
             #expect(try Table("t").select(Column("a"), as: Int.self).filter(flag == true).fetchAll(db) == [1])
             #expect(try Table("t").select(Column("a"), as: Int.self).filter(flag == false).fetchAll(db) == [2])
             // NULL is neither.
