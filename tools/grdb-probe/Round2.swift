@@ -290,6 +290,36 @@ func probeRound2() throws {
         } catch {
             print("== tx1\nERROR \(type(of: error))")
         }
+        func outcome<T: Sendable>(_ name: String, _ operation: @escaping @Sendable () async throws -> T) async {
+            let task = Task { try await operation() }
+            do {
+                let value = try await task.value
+                print("== \(name)\nRESULT \(value)")
+            } catch {
+                print("== \(name)\nERROR \(type(of: error))")
+            }
+        }
+        await outcome("can1-readNoStatementAfter") {
+            try await dbQueue.read { _ in withUnsafeCurrentTask { $0?.cancel() }; return Task.isCancelled }
+        }
+        await outcome("can1-unsafeReadNoStatementAfter") {
+            try await dbQueue.unsafeRead { _ in withUnsafeCurrentTask { $0?.cancel() }; return Task.isCancelled }
+        }
+        await outcome("can1-writeWithoutTransactionCatches") {
+            try await dbQueue.writeWithoutTransaction { db -> String in
+                withUnsafeCurrentTask { $0?.cancel() }
+                do { try db.execute(sql: "INSERT INTO outbox8(sent) VALUES (0)"); return "inserted" } catch { return "refused \(type(of: error))" }
+            }
+        }
+        await outcome("can1-readStatementAfter") {
+            try await dbQueue.read { db -> String in
+                withUnsafeCurrentTask { $0?.cancel() }
+                do { _ = try Int.fetchOne(db, sql: "SELECT 1"); return "selected" } catch { return "refused \(type(of: error))" }
+            }
+        }
+        await outcome("can1-writeNothingAfter") {
+            try await dbQueue.write { _ in withUnsafeCurrentTask { $0?.cancel() }; return "done" }
+        }
         semaphore.signal()
     }
     semaphore.wait()

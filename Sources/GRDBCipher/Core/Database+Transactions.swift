@@ -38,7 +38,40 @@ extension Database {
     /// have rolled it back already after an error).
     public func rollback() throws {
         guard isInsideTransaction else { return }
-        try executeInternal("ROLLBACK TRANSACTION")
+        try executeRollback("ROLLBACK TRANSACTION")
+    }
+
+    /// Runs a rollback: never refused nor interrupted by Task cancellation, and tried once
+    /// more, silently, when an interrupt (``DatabaseReader/interrupt()``, FTS5's lingering
+    /// one) or an abort stops it, after the statements that keep an interrupt alive are reset.
+    func executeRollback(_ sql: String) throws {
+        let run = {
+            do {
+                try self.executeInternal(sql)
+            } catch let error as DatabaseError
+                where error.resultCode == .SQLITE_INTERRUPT || error.resultCode == .SQLITE_ABORT
+            {
+                self.resetAllStatements()
+                try self.executeInternal(sql)
+            }
+        }
+        if let accessCancellation {
+            try accessCancellation.exempting(run)
+        } else {
+            try run()
+        }
+    }
+
+    /// Whether a statement runs even after the Task of the access was cancelled: a rollback,
+    /// and the commit of a read-only access (GRDB's rules: a `read` whose task is cancelled
+    /// after its last statement returns its value; a `write` throws `CancellationError`).
+    func isExemptFromCancellation(_ statement: Statement) -> Bool {
+        guard statement.hasTransactionEffect else { return false }
+        switch statement.analysis.transactionEffect {
+        case .rollbackTransaction, .rollbackSavepoint: return true
+        case .commitTransaction: return isReadOnly
+        default: return false
+        }
     }
 
     /// Runs `operations` inside a transaction, committed or rolled back as they return. A thrown
@@ -87,7 +120,7 @@ extension Database {
         let scope = transactionScope
         transactionScope = .rollingBack
         defer { transactionScope = scope }
-        try executeInternal("ROLLBACK TRANSACTION")
+        try executeRollback("ROLLBACK TRANSACTION")
     }
 
     /// Makes sure no transaction is left open: a rollback interrupted (by
@@ -104,7 +137,7 @@ extension Database {
 
     /// Resets every statement of the connection that is still running: SQLite keeps an
     /// interrupt in effect as long as one runs.
-    private func resetAllStatements() {
+    func resetAllStatements() {
         var statement = sqlite3_next_stmt(handle, nil)
         while let current = statement {
             if sqlite3_stmt_busy(current) != 0 { sqlite3_reset(current) }
@@ -145,7 +178,7 @@ extension Database {
     private func rollbackSavepoint() {
         // An error may have rolled back the whole transaction already.
         guard isInsideTransaction else { return }
-        try? executeInternal("ROLLBACK TRANSACTION TO SAVEPOINT grdb")
+        try? executeRollback("ROLLBACK TRANSACTION TO SAVEPOINT grdb")
         try? executeInternal("RELEASE SAVEPOINT grdb")
     }
 

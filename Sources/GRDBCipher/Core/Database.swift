@@ -57,6 +57,9 @@ public final class Database {
     /// Whether the current transaction ran a statement that writes (reset by the commit and
     /// rollback hooks).
     @exclusivity(unchecked) var transactionHasWrites = false
+    /// The cancellation of the async access that runs, if any: once its task is cancelled,
+    /// statements throw `CancellationError` (rollbacks excepted).
+    var accessCancellation: AccessCancellation?
 
     /// Table information (primary keys, columns, indexes), read from the schema once.
     var schemaCache = SchemaCache()
@@ -440,6 +443,9 @@ public final class Database {
     /// tracked region, and the hooks. Returns what the hooks remember of the statement.
     @inline(__always)
     func statementWillRun(_ statement: Statement) throws -> ConnectionHooks.Execution? {
+        if let accessCancellation, accessCancellation.isCancelled, !isExemptFromCancellation(statement) {
+            throw CancellationError()
+        }
         try checkTransactionNotAborted(statement)
         if statement.writesData { transactionHasWrites = true }
         if trackedRegion != nil { trackedRegion!.formUnion(statement.databaseRegion) }

@@ -150,42 +150,112 @@ extension DatabaseWriter {
 }
 
 /// Bridges a callback-based access method to async/await: `schedule` runs the access later, on
-/// the connection's queue, and `body` runs there while the caller awaits.
+/// the connection's queue, and `body` runs there, **in the calling task**, while the caller
+/// awaits.
 ///
-/// Task cancellation, as GRDB documents it: an access whose task is cancelled before it starts
-/// does not run; one that runs is interrupted (`sqlite3_interrupt`), so that a write's
-/// transaction rolls back; both throw `CancellationError`.
+/// As in GRDB, the closure runs in the caller's task, on an actor whose executor is the
+/// connection's queue: the scheduled block hands the connection over, then runs the task's jobs
+/// on the queue until the access ends. So task-local values are visible in `body`, and
+/// `Task.isCancelled` tells whether the task was cancelled.
+///
+/// Task cancellation, as GRDB: an access whose task is cancelled before it starts does not
+/// run; once the task is cancelled, every later statement of the access throws
+/// `CancellationError` (rollbacks excepted, so a write's transaction rolls back and its commit
+/// is refused), and a statement that runs is interrupted. The access throws
+/// `CancellationError`.
 func awaitAccess<T: Sendable>(
     _ body: @Sendable (Database) throws -> T,
     scheduledBy schedule: (@escaping @Sendable (Result<Database, any Error>) -> Void) -> Void) async throws -> T
 {
     try Task.checkCancellation()
     let cancellation = AccessCancellation()
-    return try await withoutActuallyEscaping(body) { body in
-        // The scheduled block may outlive the await by a moment: it must drop `body` before it
-        // resumes the caller, or `body` would escape `withoutActuallyEscaping`.
-        let holder = ClosureHolder(body)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                schedule { dbResult in
-                    let result = Result<T, any Error> {
-                        // Taken here, so that it is released before the caller resumes.
-                        let body = holder.take()
-                        let db = try dbResult.get()
-                        guard cancellation.start(db) else { throw CancellationError() }
-                        defer { cancellation.end() }
-                        do {
-                            return try body(db)
-                        } catch {
-                            if cancellation.isCancelled { throw CancellationError() }
-                            throw error
-                        }
-                    }
-                    continuation.resume(with: result)
+    let executor = AccessExecutor()
+    let access = AccessActor(executor: executor)
+    return try await withTaskCancellationHandler {
+        let db = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<UncheckedSendable<Database>, any Error>) in
+            schedule { dbResult in
+                switch dbResult {
+                case .failure(let error):
+                    continuation.resume(throwing: error)
+                case .success(let db):
+                    continuation.resume(returning: UncheckedSendable(db))
+                    // The connection stays in this access until the task says it is done.
+                    executor.runJobs()
                 }
             }
-        } onCancel: {
-            cancellation.cancel()
+        }
+        defer { executor.finish() }
+        return try await access.run(db, cancellation: cancellation, body)
+    } onCancel: {
+        cancellation.cancel()
+    }
+}
+
+/// The executor of one async access: the jobs of the calling task run on the connection's
+/// queue, inside the block that holds the connection (``runJobs()``), until ``finish()``.
+///
+/// `@unchecked Sendable`: `jobs` and `finished` are guarded by `condition`.
+private final class AccessExecutor: SerialExecutor, @unchecked Sendable {
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+    private var finished = false
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Runs the jobs of the task on the current thread (the connection's queue) until
+    /// ``finish()`` is called.
+    func runJobs() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty && !finished { condition.wait() }
+            if jobs.isEmpty {
+                condition.unlock()
+                return
+            }
+            let job = jobs.removeFirst()
+            condition.unlock()
+            job.runSynchronously(on: asUnownedSerialExecutor())
+        }
+    }
+
+    func finish() {
+        condition.lock()
+        finished = true
+        condition.signal()
+        condition.unlock()
+    }
+}
+
+/// The actor an async access runs its closure on: its executor is the connection's queue.
+private actor AccessActor {
+    nonisolated let executor: AccessExecutor
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor {
+        executor.asUnownedSerialExecutor()
+    }
+
+    init(executor: AccessExecutor) {
+        self.executor = executor
+    }
+
+    func run<T: Sendable>(
+        _ db: UncheckedSendable<Database>, cancellation: AccessCancellation,
+        _ body: @Sendable (Database) throws -> T) throws -> T
+    {
+        let db = db.value
+        guard cancellation.start(db) else { throw CancellationError() }
+        defer { cancellation.end() }
+        do {
+            return try body(db)
+        } catch {
+            if cancellation.isCancelled { throw CancellationError() }
+            throw error
         }
     }
 }
@@ -193,7 +263,7 @@ func awaitAccess<T: Sendable>(
 /// The cancellation state of one async access.
 ///
 /// `@unchecked Sendable`: every property is guarded by `lock`.
-private final class AccessCancellation: @unchecked Sendable {
+final class AccessCancellation: @unchecked Sendable {
     private let lock = NSLock()
     private var cancelled = false
     /// The handle of the connection the access runs in, while it runs.
@@ -201,17 +271,26 @@ private final class AccessCancellation: @unchecked Sendable {
     /// The connection the access runs in, and its progress handler, while it runs.
     private var runningDatabase: Database?
     private var progressHandler: Int?
+    /// Whether a statement exempt from cancellation runs (a rollback): it is not interrupted.
+    private var exemptDepth = 0
 
     var isCancelled: Bool {
         lock.withLock { cancelled }
     }
 
+    /// Whether a statement that starts now must throw `CancellationError`, and a running one
+    /// be interrupted.
+    private var interruptsStatements: Bool {
+        lock.withLock { cancelled && exemptDepth == 0 }
+    }
+
     /// Marks the access as running in `db`; false if it was cancelled already.
     ///
     /// `sqlite3_interrupt` only stops the statements that run when it is called: SQLite forgets
-    /// it when a statement starts while none runs. A progress handler, for the duration of the
-    /// access, stops the statements that start after the cancellation too. It is registered
-    /// with the connection's hooks, beside the handlers of other features (an export's progress).
+    /// it when a statement starts while none runs. The connection checks the cancellation
+    /// before each statement (``Database/statementWillRun(_:)``), and a progress handler, for
+    /// the duration of the access, stops long statements. It is registered with the
+    /// connection's hooks, beside the handlers of other features (an export's progress).
     func start(_ db: Database) -> Bool {
         let started: Bool = lock.withLock {
             if cancelled { return false }
@@ -220,7 +299,8 @@ private final class AccessCancellation: @unchecked Sendable {
             return true
         }
         if started {
-            progressHandler = db.hooks.addProgressHandler { [unowned self] in self.isCancelled }
+            db.accessCancellation = self
+            progressHandler = db.hooks.addProgressHandler { [unowned self] in self.interruptsStatements }
         }
         return started
     }
@@ -228,6 +308,7 @@ private final class AccessCancellation: @unchecked Sendable {
     func end() {
         if let progressHandler, let runningDatabase {
             runningDatabase.hooks.removeProgressHandler(progressHandler)
+            runningDatabase.accessCancellation = nil
         }
         progressHandler = nil
         lock.withLock {
@@ -236,12 +317,19 @@ private final class AccessCancellation: @unchecked Sendable {
         }
     }
 
-    /// Cancels the access, and interrupts it if it runs. The lock makes sure the interrupt does
-    /// not reach a later access of the same connection.
+    /// Runs `body` (a rollback) safe from the cancellation: neither refused nor interrupted.
+    func exempting<R>(_ body: () throws -> R) rethrows -> R {
+        lock.withLock { exemptDepth += 1 }
+        defer { lock.withLock { exemptDepth -= 1 } }
+        return try body()
+    }
+
+    /// Cancels the access, and interrupts it if it runs a statement that is not exempt. The
+    /// lock makes sure the interrupt does not reach a later access of the same connection.
     func cancel() {
         lock.withLock {
             cancelled = true
-            if let running { sqlite3_interrupt(running) }
+            if let running, exemptDepth == 0 { sqlite3_interrupt(running) }
         }
     }
 }
