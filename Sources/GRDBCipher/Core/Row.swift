@@ -323,7 +323,23 @@ public final class Row {
         case .statement(let statement):
             let sqliteStatement = statement.sqliteStatement
             let values = (0..<CInt(count)).map { DatabaseValue(sqliteStatement: sqliteStatement, index: $0) }
-            return Row(columns: statement.columnNames, values: values)
+            let copy = Row(columns: statement.columnNames, values: values)
+            copy.isCopyOfFetchedRow = true
+            return copy
+        }
+    }
+
+    /// Whether the values of a row made of values were copied from a fetched row.
+    @exclusivity(unchecked) var isCopyOfFetchedRow = false
+
+    /// Whether the row's values come from the database: a fetched row, or a copy of one (as
+    /// GRDB's "fetched" rows). `Record` keeps only such rows as the reference of its change
+    /// tracking; a record made from a literal row has all its columns changed.
+    var comesFromDatabase: Bool {
+        switch storage {
+        case .statement, .block: return true
+        case .values: return isCopyOfFetchedRow
+        case .adapted(let base, _): return base.comesFromDatabase
         }
     }
 

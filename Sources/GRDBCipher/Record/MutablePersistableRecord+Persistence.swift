@@ -233,7 +233,7 @@ extension MutablePersistableRecord {
             return success
         }
         guard let saved else {
-            preconditionFailure("\(Self.self).aroundSave did not call its save closure")
+            throw Self.persistenceCallbackMisuse("aroundSave")
         }
         record.didSave(saved)
         return record
@@ -251,7 +251,7 @@ extension MutablePersistableRecord {
                 return success
             }
             guard let inserted else {
-                preconditionFailure("\(Self.self).aroundInsert did not call its insert closure")
+                throw Self.persistenceCallbackMisuse("aroundInsert")
             }
             record.didInsert(inserted)
             return PersistenceSuccess(inserted)
@@ -275,10 +275,19 @@ extension MutablePersistableRecord {
             return success
         }
         guard let updated else {
-            preconditionFailure("\(Self.self).aroundUpdate did not call its update closure")
+            throw Self.persistenceCallbackMisuse("aroundUpdate")
         }
         didUpdate(updated)
         return updated
+    }
+
+    /// The error of an `around…` persistence callback that did not call its action, or did not
+    /// rethrow its error, as GRDB: SQLITE_MISUSE, not a crash (the swallowed error only shows
+    /// when the database refuses a write).
+    static func persistenceCallbackMisuse(_ callback: String) -> DatabaseError {
+        DatabaseError(
+            resultCode: .SQLITE_MISUSE,
+            message: "Incorrect implementation of the `\(Self.self).\(callback)` persistence callback: the action function was not called, or its error was not rethrown.")
     }
 
     /// The columns an update without a column list sets, for the callbacks.
@@ -419,7 +428,7 @@ extension MutablePersistableRecord {
             return success
         }
         guard let inserted else {
-            preconditionFailure("\(Self.self).aroundInsert did not call its insert closure")
+            throw Self.persistenceCallbackMisuse("aroundInsert")
         }
         didInsert(inserted)
         return PersistenceSuccess(inserted)
@@ -447,7 +456,7 @@ extension MutablePersistableRecord {
             return result
         }
         guard let deleted else {
-            preconditionFailure("\(Self.self).aroundDelete did not call its delete closure")
+            throw Self.persistenceCallbackMisuse("aroundDelete")
         }
         didDelete(deleted: deleted)
         return deleted

@@ -45,9 +45,10 @@ open class Record: FetchableRecord, TableRecord, PersistableRecord {
     /// Creates a record.
     public init() {}
 
-    /// Creates a record from a row, and remembers its values for change tracking.
+    /// Creates a record from a row. A row fetched from the database is remembered for change
+    /// tracking; a record made from another row (a literal) has all its columns changed.
     public required init(row: Row) throws {
-        referenceRow = row.copy()
+        referenceRow = row.comesFromDatabase ? row.copy() : nil
     }
 
     /// The table name; subclasses override it.
@@ -72,15 +73,17 @@ open class Record: FetchableRecord, TableRecord, PersistableRecord {
         (try? !changedColumns().isEmpty) ?? true
     }
 
-    /// The changed columns, with their database values (nil when the record was neither
-    /// fetched nor saved).
+    /// The changed columns, with their database values: nil when there is none (a record
+    /// neither fetched nor saved, or a column the fetched row did not have).
     public var databaseChanges: [String: DatabaseValue?] {
         get throws {
             var changes: [String: DatabaseValue?] = [:]
             for column in try changedColumns() {
-                changes[column] = referenceRow.map { row in
-                    row.index(forColumn: column).map { row.databaseValue(at: $0) } ?? .null
+                let old: DatabaseValue? = referenceRow.flatMap { row in
+                    row.index(forColumn: column).map { row.databaseValue(at: $0) }
                 }
+                // updateValue keeps a nil value (a subscript assignment would remove the key).
+                changes.updateValue(old, forKey: column)
             }
             return changes
         }
