@@ -818,11 +818,16 @@ final class ConnectionHooks {
         let notified = entries
         let database = self.database!
         var someAreGone = false
-        var endsExtents = false
+        let endsExtents = notified.contains { $0.extent == .nextTransaction }
+        if endsExtents {
+            // Their extent ends with this transaction, before they are told: a transaction
+            // that one of them runs from `databaseDidCommit` is reported to the others only
+            // (it recursed until the stack overflowed). `notified` keeps them alive.
+            entries.removeAll { $0.extent == .nextTransaction }
+        }
         notifyingDepth += 1
         notifying {
             forEachUnretained(notified) { entry in
-                if entry.extent == .nextTransaction { endsExtents = true }
                 if entry.isHeld {
                     entry.heldObserverDidEnd(end, database)
                 } else if let observer = entry.weakObserver {

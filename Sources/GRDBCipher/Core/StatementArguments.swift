@@ -90,23 +90,30 @@ public struct StatementArguments: Hashable, Sendable {
         return replaced
     }
 
-    /// Concatenation; a named value of `rhs` replaces the one of `lhs`.
+    /// Concatenation. It is a programmer error (a fatal error, as in GRDB) if both sides
+    /// hold the same name: use `&+` to let `rhs` override `lhs`.
     public static func + (lhs: StatementArguments, rhs: StatementArguments) -> StatementArguments {
         var result = lhs
         result += rhs
         return result
     }
 
-    /// Concatenation; it is a programmer error if both sides hold the same name.
+    /// Concatenation; a named value of `rhs` replaces the one of `lhs`.
+    ///
+    /// ```swift
+    /// let arguments: StatementArguments = ["limit": 10] &+ ["limit": 50] // ["limit": 50]
+    /// ```
     public static func &+ (lhs: StatementArguments, rhs: StatementArguments) -> StatementArguments {
         var result = lhs
-        let replaced = result.append(contentsOf: rhs)
-        precondition(replaced.isEmpty, "Duplicated statement argument name(s): \(replaced.keys.sorted())")
+        _ = result.append(contentsOf: rhs)
         return result
     }
 
+    /// Appends `rhs`. It is a programmer error (a fatal error, as in GRDB) if both sides hold
+    /// the same name.
     public static func += (lhs: inout StatementArguments, rhs: StatementArguments) {
-        lhs.append(contentsOf: rhs)
+        let replaced = lhs.append(contentsOf: rhs)
+        precondition(replaced.isEmpty, "already defined statement argument: \(replaced.keys.sorted().joined(separator: ", "))")
     }
 
     /// The positional value at `index`, if any.

@@ -93,6 +93,9 @@ public final class SharedValueObservation<Element: Sendable>: @unchecked Sendabl
         var clients: [Int: Client] = [:]
         var nextClientID = 0
         var cancellable: AnyDatabaseCancellable?
+        /// Whether the underlying observation is started (or starting: its first value may
+        /// reach a client, which may start another client, before `cancellable` is set).
+        var isStarted = false
         var lastValue: Element?
         /// Numbers the values of the observation.
         var valueNumber = 0
@@ -135,8 +138,11 @@ public final class SharedValueObservation<Element: Sendable>: @unchecked Sendabl
             let id = state.nextClientID
             state.nextClientID += 1
             state.clients[id] = client
-            let starts = state.cancellable == nil
-            if starts { state.generation += 1 }
+            let starts = !state.isStarted
+            if starts {
+                state.isStarted = true
+                state.generation += 1
+            }
             return (id, starts, state.generation, state.lastValue, state.valueNumber)
         }
         if startsObservation {
@@ -210,6 +216,7 @@ public final class SharedValueObservation<Element: Sendable>: @unchecked Sendabl
             for client in clients { client.isActive = false }
             state.clients = [:]
             state.cancellable = nil
+            state.isStarted = false
             state.lastValue = nil
             state.valueNumber = 0
             state.generation += 1
@@ -225,6 +232,7 @@ public final class SharedValueObservation<Element: Sendable>: @unchecked Sendabl
             guard state.clients.isEmpty, extent == .whileObserved else { return nil }
             defer {
                 state.cancellable = nil
+                state.isStarted = false
                 state.lastValue = nil
                 state.valueNumber = 0
                 state.generation += 1

@@ -49,7 +49,8 @@ struct SQLGenerationContext {
     }
 
     mutating func append(_ arguments: StatementArguments) {
-        self.arguments += arguments
+        // Literals of one statement may share a named argument: the last value wins.
+        _ = self.arguments.append(contentsOf: arguments)
     }
 
     /// Raw SQL with its arguments: the text as is, or with its `?` parameters replaced by SQL

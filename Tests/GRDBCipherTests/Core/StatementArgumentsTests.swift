@@ -23,9 +23,22 @@ struct StatementArgumentsTests {
         var arguments: StatementArguments = [1]
         arguments += [2]
         #expect(arguments == [1, 2])
-        let merged: StatementArguments = ["a": 1] + ["a": 2, "b": 3]
+        // As GRDB (ARG-1): `&+` lets the right side override, `+` concatenates distinct names.
+        let merged: StatementArguments = ["a": 1] &+ ["a": 2, "b": 3]
         #expect(merged == ["a": 2, "b": 3])
-        #expect((StatementArguments(["a": 1]) &+ ["b": 2]) == ["a": 1, "b": 2])
+        let defaults: StatementArguments = ["limit": 10, "offset": 0]
+        #expect(defaults &+ ["limit": 50] == ["limit": 50, "offset": 0])
+        #expect((StatementArguments(["a": 1]) + ["b": 2]) == ["a": 1, "b": 2])
+        #expect(([1] as StatementArguments) + [2] == [1, 2])
+    }
+
+    @Test func addingADuplicateNameIsAFatalError() async {
+        // GRDB's fatal error: `+` and `+=` refuse to override a name (`&+` does).
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            var arguments: StatementArguments = ["limit": 10]
+            arguments += ["limit": 50]
+        }
+        #expect(result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) }?.contains("already defined statement argument: limit") == true)
     }
 
     @Test func sqlInterpolation() throws {
