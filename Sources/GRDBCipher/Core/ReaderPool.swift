@@ -9,7 +9,7 @@ final class ReaderPool: @unchecked Sendable {
     private let maximumCount: Int
     private let makeReader: (Int) throws -> SerializedDatabase
     /// Set on every reader's queue: tells, without a lock, whether a thread runs on one.
-    private let readerQueueKey = DispatchSpecificKey<Void>()
+    private let readerIdentity = QueueIdentity()
     private var idle: [SerializedDatabase] = []
     /// Every open reader, idle or in use, to find the one the current thread runs on.
     private var open: [ObjectIdentifier: SerializedDatabase] = [:]
@@ -66,7 +66,7 @@ final class ReaderPool: @unchecked Sendable {
         condition.unlock()
         do {
             let reader = try makeReader(index)
-            reader.queue.setSpecific(key: readerQueueKey, value: ())
+            reader.queue.setSpecific(key: QueueIdentity.readerPoolKey, value: readerIdentity)
             condition.lock()
             pendingOpens -= 1
             open[ObjectIdentifier(reader)] = reader
@@ -128,7 +128,7 @@ final class ReaderPool: @unchecked Sendable {
 
     /// Whether the current thread runs on a reader's queue.
     var onReaderQueue: Bool {
-        DispatchQueue.getSpecific(key: readerQueueKey) != nil
+        readerIdentity.isCurrent(QueueIdentity.readerPoolKey)
     }
 
     /// The reader whose queue the current thread runs on, if any.

@@ -2,6 +2,22 @@ import CSQLCipher
 import Dispatch
 import Foundation
 
+/// The identity of a queue of the library, stored under a process-wide key: the current thread
+/// runs on that queue when the key's value is this very object. One key for the whole process,
+/// and an identity per queue, as GRDB does: a key per connection could be found, by address, in
+/// queue-specific values that other code left behind with short-lived keys (OBS-7).
+final class QueueIdentity: Sendable {
+    /// Set on the queue of each connection.
+    static let connectionKey = DispatchSpecificKey<QueueIdentity>()
+    /// Set on the queue of each reader of a pool, to the identity of the pool's readers.
+    static let readerPoolKey = DispatchSpecificKey<QueueIdentity>()
+
+    /// Whether the current thread runs on a queue whose value for `key` is this identity.
+    func isCurrent(_ key: DispatchSpecificKey<QueueIdentity>) -> Bool {
+        DispatchQueue.getSpecific(key: key) === self
+    }
+}
+
 /// A connection confined to a serial dispatch queue: every access runs on that queue, one at a
 /// time.
 ///
@@ -12,7 +28,8 @@ final class SerializedDatabase: @unchecked Sendable {
     let queue: DispatchQueue
     let path: String
     let configuration: Configuration
-    private let queueKey = DispatchSpecificKey<Void>()
+    /// The value of ``QueueIdentity/connectionKey`` on this connection's queue.
+    private let queueIdentity = QueueIdentity()
     /// The SQLite handle, for `sqlite3_interrupt`, which is safe from any thread.
     private let interruptHandle: OpaquePointer?
     private let closeLock = NSLock()
@@ -42,13 +59,13 @@ final class SerializedDatabase: @unchecked Sendable {
             queue = DispatchQueue(label: label, qos: configuration.qos)
         }
         self.queue = queue
-        queue.setSpecific(key: queueKey, value: ())
+        queue.setSpecific(key: QueueIdentity.connectionKey, value: queueIdentity)
         let db = try Database(path: path, description: label, configuration: configuration, keying: keying)
         self.db = db
         interruptHandle = db.sqliteConnection
-        let key = queueKey
+        let identity = queueIdentity
         db.accessValidator = { [unowned db] in
-            DispatchQueue.getSpecific(key: key) != nil || CurrentAccesses.contains(db)
+            identity.isCurrent(QueueIdentity.connectionKey) || CurrentAccesses.contains(db)
         }
         db.isPoolConnection = pool
         do {
@@ -76,7 +93,7 @@ final class SerializedDatabase: @unchecked Sendable {
 
     /// Whether the current thread runs on this connection's queue.
     var onQueue: Bool {
-        DispatchQueue.getSpecific(key: queueKey) != nil
+        queueIdentity.isCurrent(QueueIdentity.connectionKey)
     }
 
     /// Runs `block` on the queue; throws SQLITE_MISUSE without running it once the connection

@@ -287,3 +287,26 @@ struct DatabaseQueueTests {
         #expect(try source.dbQueue.read { try String.fetchOne($0, sql: "SELECT label FROM item WHERE id = 3") } == "count 2")
     }
 }
+
+/// OBS-7: the re-entrancy check of a connection must not be fooled by queue-specific values
+/// that other code leaves on the main queue with short-lived keys (a key per connection could
+/// be allocated at the address of such a key, and find its value).
+@Suite("Queue identities")
+struct QueueIdentityTests {
+    @MainActor
+    @Test func valuesLeftOnTheMainQueueByOtherKeys() throws {
+        for round in 0..<200 {
+            // Application code: a value set on the main queue with a key that is then freed.
+            do {
+                let key = DispatchSpecificKey<Int>()
+                DispatchQueue.main.setSpecific(key: key, value: round)
+            }
+            let test = try TestDatabase()
+            try test.dbQueue.write { try $0.execute(sql: "CREATE TABLE t(a); INSERT INTO t VALUES (\(round))") }
+            #expect(try test.dbQueue.read { try Int.fetchOne($0, sql: "SELECT a FROM t") } == round)
+        }
+        let pool = try TestPool()
+        try pool.dbPool.write { try $0.execute(sql: "CREATE TABLE t(a); INSERT INTO t VALUES (1)") }
+        #expect(try pool.dbPool.read { try Int.fetchOne($0, sql: "SELECT a FROM t") } == 1)
+    }
+}
