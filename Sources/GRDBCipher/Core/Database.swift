@@ -60,6 +60,9 @@ public final class Database {
     /// The cancellation of the async access that runs, if any: once its task is cancelled,
     /// statements throw `CancellationError` (rollbacks excepted).
     var accessCancellation: AccessCancellation?
+    /// Set while the writer of a pool makes the initial fetch of a ValueObservation: a write
+    /// access from the fetch throws instead of stopping the program.
+    var startsPoolObservation = false
 
     /// Table information (primary keys, columns, indexes), read from the schema once.
     var schemaCache = SchemaCache()

@@ -99,7 +99,8 @@ extension DatabaseWriter {
     /// }
     /// ```
     public func write<T>(_ updates: (Database) throws -> T) throws -> T {
-        try writeWithoutTransaction { db in
+        try (self as? DatabasePool)?.writer.checkNotStartingPoolObservation()
+        return try writeWithoutTransaction { db in
             var result: T?
             try db.inTransaction {
                 result = try updates(db)

@@ -99,11 +99,22 @@ final class SerializedDatabase: @unchecked Sendable {
     /// Runs `block` on the queue; throws SQLITE_MISUSE without running it once the connection
     /// is closed. Calling it from the queue is a programmer error.
     func sync<T>(_ block: (Database) throws -> T) throws -> T {
+        try checkNotStartingPoolObservation()
         precondition(!onQueue, "Database methods are not reentrant.")
         return try queue.sync {
             try preconditionOpen()
             db.beginAccess()
             return try CurrentAccesses.run(db) { try block(db) }
+        }
+    }
+
+    /// The initial fetch of an observation of a pool runs in the writer: a write from it
+    /// would be reentrant. It throws, rather than the fatal error of reentrant accesses (OBS-5).
+    func checkNotStartingPoolObservation() throws {
+        if db.startsPoolObservation && onQueue {
+            throw DatabaseError(
+                resultCode: .SQLITE_MISUSE,
+                message: "a ValueObservation of a DatabasePool can not write from its initial fetch (it runs in the writer connection)")
         }
     }
 

@@ -158,6 +158,9 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
             dataVersion = try Int.fetchOne(db, sql: "PRAGMA data_version")
         }
         startedInsideTransaction = db.isInsideTransaction
+        let startsPoolObservation = db.startsPoolObservation
+        db.startsPoolObservation = state.read { $0.writer } is DatabasePool
+        defer { db.startsPoolObservation = startsPoolObservation }
         let fetched: Reducer.Fetcher.Value
         switch trackingMode {
         case let .constantRegion(regions):

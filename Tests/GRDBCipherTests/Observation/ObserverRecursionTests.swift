@@ -89,4 +89,31 @@ struct ObserverRecursionTests {
         first.cancel()
         log.inner?.cancel()
     }
+
+    @MainActor
+    @Test func writeFromTheInitialFetchOfAPoolObservation() throws {
+        // OBS-5: the initial fetch runs in the writer; a write from it throws (it stopped the
+        // program with "Database methods are not reentrant").
+        let test = try TestPool()
+        let dbPool = test.dbPool
+        try dbPool.write { try $0.execute(sql: "CREATE TABLE visit(id INTEGER PRIMARY KEY)") }
+        let observation = ValueObservation.trackingConstantRegion { db -> Int in
+            try dbPool.write { try $0.execute(sql: "INSERT INTO visit DEFAULT VALUES") }
+            return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM visit")!
+        }
+        final class Outcome: @unchecked Sendable { var error: (any Error)?; var values: [Int] = [] }
+        let outcome = Outcome()
+        let cancellable = observation.start(
+            in: dbPool, scheduling: .immediate,
+            onError: { outcome.error = $0 },
+            onChange: { outcome.values.append($0) })
+        defer { cancellable.cancel() }
+        #expect(outcome.values.isEmpty)
+        let error = try #require(outcome.error as? DatabaseError)
+        #expect(error.resultCode == .SQLITE_MISUSE)
+        #expect(error.message?.contains("can not write from its initial fetch") == true)
+        // The pool works on.
+        try dbPool.write { try $0.execute(sql: "INSERT INTO visit DEFAULT VALUES") }
+        #expect(try dbPool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM visit") } == 1)
+    }
 }
