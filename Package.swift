@@ -6,6 +6,9 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "GRDBCipher", targets: ["GRDBCipher"]),
+        // GRDBCipher under GRDB's product and module name: with a SwiftPM mirror of
+        // https://github.com/groue/GRDB.swift, packages built on GRDB build on GRDBCipher.
+        .library(name: "GRDB", targets: ["GRDB"]),
         .executable(name: "grdbcipher", targets: ["grdbcipher"]),
     ],
     dependencies: [
@@ -25,6 +28,9 @@ let package = Package(
         .target(
             name: "GRDBCipher",
             dependencies: ["CSQLCipher"]),
+        .target(
+            name: "GRDB",
+            dependencies: ["GRDBCipher"]),
         .executableTarget(
             name: "GRDBCipherDemo",
             dependencies: ["GRDBCipher"]),
