@@ -26,20 +26,20 @@ cd "$work/NoteStore"
     --original https://github.com/groue/GRDB.swift \
     --mirror "$work/GRDBCipher"
 "$swift" package resolve
-# The GRDB dependency must be the clone, at the tagged version.
+# The GRDB dependency must be the clone, at the tagged version (SwiftPM names a mirrored
+# package after its mirror).
 resolved_version="$("$swift" package show-dependencies --format json | python3 -c '
 import json, sys
 def walk(node):
     for dependency in node.get("dependencies", []):
-        if dependency.get("identity") == "grdb.swift":
+        if dependency.get("url") == sys.argv[1]:
             return dependency
         found = walk(dependency)
         if found:
             return found
 dependency = walk(json.load(sys.stdin))
 print(dependency["version"] if dependency else "")
-print(dependency["url"] if dependency else "", file=sys.stderr)
-')"
+' "$work/GRDBCipher")"
 if [ "$resolved_version" != "$version" ]; then
     echo "mirror-test: GRDB.swift resolved to '$resolved_version', expected GRDBCipher $version" >&2
     exit 1
