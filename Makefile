@@ -6,7 +6,7 @@ ifeq ($(CI),true)
 SWIFT_FLAGS += -Xswiftc -warnings-as-errors
 endif
 
-.PHONY: deps build test test-plain test-encrypted crash-trials crash-trials-short demo clean fixtures bench
+.PHONY: deps build test test-plain test-encrypted crash-trials crash-trials-short demo clean fixtures bench mirror-test
 
 deps:
 	@./scripts/deps.sh
@@ -37,6 +37,11 @@ crash-trials: deps
 crash-trials-short:
 	@echo "== crash trials (short)"
 	GRDBCIPHER="$(GRDBCIPHER_BIN)" CRASH_TRIALS_MB=20 ./scripts/crash-trials.sh 10
+
+# Builds and runs Integrations/GRDBMirrorTest, a library written for GRDB, through a SwiftPM
+# mirror of GRDB.swift to a tagged clone of this checkout's HEAD (scripts/mirror-test.sh).
+mirror-test: deps
+	SWIFT="$(SWIFT)" SWIFT_FLAGS="$(SWIFT_FLAGS)" ./scripts/mirror-test.sh
 
 demo: deps
 	$(SWIFT) run $(SWIFT_FLAGS) GRDBCipherDemo
