@@ -273,7 +273,8 @@ extension ValueObservation where Reducer.Value: Equatable {
     }
 }
 
-/// Writes the lines of ``ValueObservation/print(_:to:)``, one at a time.
+/// Writes the events of ``ValueObservation/print(_:to:)``, one at a time: one `write` per event
+/// to a stream, one line per event to the standard output.
 private final class ObservationPrinter: @unchecked Sendable {
     private let prefix: String
     private var stream: (any TextOutputStream)?
@@ -289,7 +290,8 @@ private final class ObservationPrinter: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if stream != nil {
-            stream!.write(line + "\n")
+            // As GRDB: one write per event, without a newline (the stream adds its own).
+            stream!.write(line)
         } else {
             Swift.print(line)
         }

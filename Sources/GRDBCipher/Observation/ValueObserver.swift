@@ -83,7 +83,9 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
     func start(in reader: any DatabaseReader) {
         events.willStart?()
         let immediate = scheduler.immediateInitialValue()
-        guard let writer = reader as? any DatabaseWriter else {
+        // A read-only database does not change: one value, and no observation (as GRDB,
+        // which tracks no region there).
+        guard let writer = reader as? any DatabaseWriter, !reader.configuration.readonly else {
             startWithoutWriter(reader, immediate: immediate)
             return
         }

@@ -474,33 +474,55 @@ struct ValueObservationTests {
     }
 
     @Test func printTellsTheEvents() throws {
-        final class Lines: TextOutputStream, @unchecked Sendable {
-            var text = ""
+        // As GRDB (OBS-3): one write per event, without a newline.
+        final class Events: TextOutputStream, @unchecked Sendable {
+            var events: [String] = []
             let lock = NSLock()
-            func write(_ string: String) { lock.lock(); text += string; lock.unlock() }
+            func write(_ string: String) { lock.lock(); events.append(string); lock.unlock() }
         }
         let test = try TestDatabase()
         try test.dbQueue.write { db in try db.execute(sql: schema) }
-        let lines = Lines()
+        let events = Events()
         let recorder = Recorder<Int>()
         let cancellable = ValueObservation.tracking { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM note")! }
-            .print("notes", to: lines)
+            .print("notes", to: events)
             .start(in: test.dbQueue, scheduling: .async(onQueue: queue), onError: recorder.onError, onChange: recorder.onChange)
         recorder.wait { $0.count == 1 }
         try test.dbQueue.write { db in try db.execute(sql: "INSERT INTO note (text) VALUES ('c')") }
         recorder.wait { $0.count == 2 }
         cancellable.cancel()
-        #expect(lines.text == """
-            notes: start
-            notes: fetch
-            notes: tracked region: note(*)
-            notes: value: 0
-            notes: database did change
-            notes: fetch
-            notes: value: 1
-            notes: cancel
+        #expect(events.events == [
+            "notes: start",
+            "notes: fetch",
+            "notes: tracked region: note(*)",
+            "notes: value: 0",
+            "notes: database did change",
+            "notes: fetch",
+            "notes: value: 1",
+            "notes: cancel",
+        ])
+    }
 
-            """)
+    @Test func printOnAReadOnlyDatabaseTracksNoRegion() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in try db.execute(sql: schema) }
+        var configuration = Configuration()
+        configuration.readonly = true
+        let readOnly = try test.makeQueue(configuration: configuration)
+        final class Events: TextOutputStream, @unchecked Sendable {
+            var events: [String] = []
+            let lock = NSLock()
+            func write(_ string: String) { lock.lock(); events.append(string); lock.unlock() }
+        }
+        let events = Events()
+        let recorder = Recorder<Int>()
+        let cancellable = ValueObservation.tracking { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM note")! }
+            .print(to: events)
+            .start(in: readOnly, scheduling: .async(onQueue: queue), onError: recorder.onError, onChange: recorder.onChange)
+        #expect(recorder.wait { $0.count == 1 } == [0])
+        cancellable.cancel()
+        #expect(!events.events.contains { $0.hasPrefix("tracked region") })
+        #expect(events.events.prefix(3) == ["start", "fetch", "value: 0"])
     }
 
     @Test func cancellingStopsFetchesAndReleasesTheConnection() throws {
