@@ -26,8 +26,17 @@ extension Row {
 
     /// The row with the same columns, without its scopes.
     public var unscoped: Row {
-        guard let (base, layout) = adaptedLayout, !layout.scopes.isEmpty else { return self }
-        return Row(base: base, layout: layout.replacingScopes([:]))
+        let row: Row
+        if let (base, layout) = adaptedLayout, !layout.scopes.isEmpty {
+            row = Row(base: base, layout: layout.replacingScopes([:]))
+        } else {
+            row = self
+        }
+        // As GRDB: without its prefetched rows too (ROW-1).
+        if row.prefetchedRows.isEmpty { return row }
+        let plain = Row(columns: Array(row.columnNames), values: Array(row.databaseValues))
+        plain.isCopyOfFetchedRow = row.comesFromDatabase
+        return plain
     }
 
     /// The scopes defined by a ``ScopeAdapter``: named rows, read from the same fetched row.

@@ -59,7 +59,7 @@ extension TableDefinition {
         } else if try db.tableExists(request.name) {
             table = request.name
         } else {
-            let plural = Inflection.plural(request.name)
+            let plural = Inflections.default.pluralize(request.name)
             if plural != request.name, let existing = try db.existingTableName(plural) {
                 table = existing
             }
@@ -79,7 +79,7 @@ extension TableDefinition {
     private func selfReferenceName(_ request: BelongsToRequest) -> String? {
         let target = request.table ?? request.name
         if target.lowercased() == name.lowercased() { return target }
-        if request.table == nil, Inflection.plural(target).lowercased() == name.lowercased() { return name }
+        if request.table == nil, Inflections.default.pluralize(target).lowercased() == name.lowercased() { return name }
         return nil
     }
 
@@ -89,7 +89,9 @@ extension TableDefinition {
         request.resolvedKey = key.map(\.name)
         column.belongsTo = request
         func columnName(_ keyColumn: String) -> String {
-            request.name + keyColumn.prefix(1).uppercased() + keyColumn.dropFirst()
+            // As GRDB, a hidden rowid gives `<name>Id` (`shelfId`), not `shelfRowid` (DDL-1).
+            if keyColumn.lowercased() == Column.rowID.name { return request.name + "Id" }
+            return request.name + keyColumn.prefix(1).uppercased() + keyColumn.dropFirst()
         }
         if key.count == 1 {
             column.name = columnName(key[0].name)
@@ -117,59 +119,5 @@ extension TableDefinition {
                     table: table, columns: request.resolvedKey, onDelete: request.onDelete,
                     onUpdate: request.onUpdate, deferred: request.deferred)
         }
-    }
-}
-
-/// English plurals of table names, for `belongsTo("team")` to find the table `teams`.
-enum Inflection {
-    /// Words that are their own plural.
-    private static let uncountable: Set<String> = [
-        "equipment", "information", "rice", "money", "species", "series", "fish", "sheep",
-        "deer", "jeans", "police", "news", "metadata",
-    ]
-
-    private static let irregular: [String: String] = [
-        "person": "people", "man": "men", "woman": "women", "child": "children",
-        "mouse": "mice", "goose": "geese", "tooth": "teeth", "foot": "feet", "ox": "oxen",
-    ]
-
-    /// Suffix rules, first match wins: (suffix, letters to drop, replacement).
-    private static let suffixRules: [(suffix: String, drop: Int, add: String)] = [
-        ("quiz", 0, "zes"),
-        ("matrix", 2, "ices"), ("vertex", 2, "ices"), ("index", 2, "ices"),
-        ("octopus", 2, "i"), ("virus", 2, "i"),
-        ("alias", 0, "es"), ("status", 0, "es"), ("bus", 0, "es"),
-        ("buffalo", 0, "es"), ("tomato", 0, "es"), ("potato", 0, "es"), ("hero", 0, "es"),
-        ("sis", 2, "es"), ("axis", 2, "es"),
-        ("x", 0, "es"), ("ch", 0, "es"), ("sh", 0, "es"), ("ss", 0, "es"), ("zz", 0, "es"),
-        ("lf", 1, "ves"), ("rf", 1, "ves"),
-        ("tum", 2, "a"), ("ium", 2, "a"),
-    ]
-
-    /// The plural of a word, keeping the case of its beginning: `team` → `teams`,
-    /// `category` → `categories`, `box` → `boxes`, `person` → `people`. A word that already ends
-    /// in `s` is returned as is.
-    static func plural(_ word: String) -> String {
-        let lowercased = word.lowercased()
-        if word.isEmpty || uncountable.contains(lowercased) { return word }
-        if let plural = irregular[lowercased] {
-            return String(word.prefix(1)) + plural.dropFirst()
-        }
-        for rule in suffixRules where lowercased.hasSuffix(rule.suffix) {
-            return word.dropLast(rule.drop) + rule.add
-        }
-        // knife → knives, but not giraffe
-        if lowercased.hasSuffix("fe"), !lowercased.hasSuffix("ffe") {
-            return word.dropLast(2) + "ves"
-        }
-        // category → categories, soliloquy → soliloquies; day → days
-        if lowercased.hasSuffix("y") {
-            let beforeY = lowercased.dropLast().last
-            if lowercased.hasSuffix("quy") || (beforeY.map { !"aeiou".contains($0) } ?? false) {
-                return word.dropLast() + "ies"
-            }
-        }
-        if lowercased.hasSuffix("s") { return word }
-        return word + "s"
     }
 }

@@ -187,8 +187,7 @@ public final class ColumnDefinition {
     ///
     /// Related SQLite documentation: <https://www.sqlite.org/gencol.html>
     public enum GeneratedColumnQualification: Sendable {
-        /// `VIRTUAL` (SQLite's default, which the generated SQL leaves implicit): computed
-        /// when the column is read.
+        /// `VIRTUAL` (SQLite's default): computed when the column is read.
         case virtual
         /// `STORED`: computed when the row is written, and stored in the file.
         case stored
@@ -259,7 +258,8 @@ public final class ColumnDefinition {
         }
         if let generated {
             sql += try " GENERATED ALWAYS AS (\(generated.expression.sql(&context)))"
-            if generated.qualification == .stored { sql += " STORED" }
+            // As GRDB, the storage is written out (DDL-3).
+            sql += generated.qualification == .stored ? " STORED" : " VIRTUAL"
         }
         return sql
     }

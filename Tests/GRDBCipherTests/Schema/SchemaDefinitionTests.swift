@@ -122,7 +122,7 @@ struct SchemaDefinitionTests {
             #expect(try db.columns(in: "t").map(\.name) == ["score", "bonus", "total", "double"])
         }
         #expect(sql == [
-            "CREATE TABLE IF NOT EXISTS \"t\" (\"score\" INTEGER, \"bonus\" INTEGER, \"total\" INTEGER GENERATED ALWAYS AS (\"score\" + \"bonus\"), \"double\" INTEGER GENERATED ALWAYS AS (score * 2) STORED) STRICT",
+            "CREATE TABLE IF NOT EXISTS \"t\" (\"score\" INTEGER, \"bonus\" INTEGER, \"total\" INTEGER GENERATED ALWAYS AS (\"score\" + \"bonus\") VIRTUAL, \"double\" INTEGER GENERATED ALWAYS AS (score * 2) STORED) STRICT",
             "CREATE TABLE IF NOT EXISTS \"t\" (\"other\")",
             "CREATE TEMPORARY TABLE \"tmp\" (\"a\" TEXT)",
         ])
@@ -458,7 +458,7 @@ extension SchemaDefinitionTests {
             #expect(try db.columns(in: "hull").map(\.isGenerated) == [false, false, true, true, true])
         }
         #expect(sql == [
-            "CREATE TABLE \"hull\" (\"length\" DOUBLE, \"beam\" DOUBLE, \"ratio\" DOUBLE GENERATED ALWAYS AS (\"length\" / \"beam\"), \"area\" DOUBLE GENERATED ALWAYS AS (\"length\" * \"beam\") STORED, \"label\" TEXT GENERATED ALWAYS AS ('L' || length))",
+            "CREATE TABLE \"hull\" (\"length\" DOUBLE, \"beam\" DOUBLE, \"ratio\" DOUBLE GENERATED ALWAYS AS (\"length\" / \"beam\") VIRTUAL, \"area\" DOUBLE GENERATED ALWAYS AS (\"length\" * \"beam\") STORED, \"label\" TEXT GENERATED ALWAYS AS ('L' || length) VIRTUAL)",
         ])
     }
 
