@@ -148,7 +148,9 @@ extension Table where RowDecoder: Identifiable, RowDecoder.ID: DatabaseValueConv
     /// ```
     @discardableResult
     public func deleteOne(_ db: Database, id: RowDecoder.ID) throws -> Bool {
-        try deleteAll(db, ids: [id]) > 0
+        // As GRDB: a nil id (optional `ID`) matches no row, and runs no statement.
+        if id.databaseValue.isNull { return false }
+        return try deleteAll(db, ids: [id]) > 0
     }
 
     /// Deletes the rows with these ids, and returns how many were deleted.
@@ -160,7 +162,8 @@ extension Table where RowDecoder: Identifiable, RowDecoder.ID: DatabaseValueConv
 
     /// Whether a row exists for this id.
     public func exists(_ db: Database, id: RowDecoder.ID) throws -> Bool {
-        try !filter(id: id).isEmpty(db)
+        if id.databaseValue.isNull { return false }
+        return try !filter(id: id).isEmpty(db)
     }
 }
 

@@ -279,7 +279,9 @@ extension TableRecord where Self: Identifiable, ID: DatabaseValueConvertible {
     /// try Player.exists(db, id: 1)
     /// ```
     public static func exists(_ db: Database, id: ID) throws -> Bool {
-        try exists(db, key: id)
+        // As GRDB: a nil id (optional `ID`) matches no row, and runs no statement.
+        if id.databaseValue.isNull { return false }
+        return try exists(db, key: id)
     }
 
     /// Deletes the rows with these ids, and returns the number of deleted rows.
@@ -291,7 +293,8 @@ extension TableRecord where Self: Identifiable, ID: DatabaseValueConvertible {
     /// Deletes the row with this id, and returns whether a row was deleted.
     @discardableResult
     public static func deleteOne(_ db: Database, id: ID) throws -> Bool {
-        try deleteOne(db, key: id)
+        if id.databaseValue.isNull { return false }
+        return try deleteOne(db, key: id)
     }
 
     /// The error for an id that matches no row.

@@ -347,4 +347,25 @@ struct TableRecordTests {
         try other.write { try $0.execute(sql: "ALTER TABLE player ADD COLUMN level INTEGER") }
         #expect(try test.dbQueue.read { try $0.columns(in: "player").map(\.name).last } == "level")
     }
+
+    @Test func nilIDsRunNoStatement() throws {
+        // REC-6: as GRDB, a nil id (optional `ID`) matches no row without a statement.
+        struct Draft: TableRecord, Identifiable {
+            static let databaseTableName = "draft"
+            var id: Int64?
+        }
+        try withRecordedDatabase("CREATE TABLE draft(id INTEGER PRIMARY KEY); INSERT INTO draft VALUES (1)") { (db: Database, recorder: SQLRecorder) throws in
+            #expect(try !Draft.exists(db, id: nil))
+            #expect(try !Draft.deleteOne(db, id: nil))
+            #expect(try !Table<Draft>("draft").exists(db, id: nil))
+            #expect(try !Table<Draft>("draft").deleteOne(db, id: nil))
+            #expect(recorder.dataSQL.isEmpty)
+            #expect(try Draft.exists(db, id: 1))
+            #expect(try Draft.deleteOne(db, id: 1))
+            #expect(recorder.dataSQL == [
+                "SELECT EXISTS (SELECT * FROM \"draft\" WHERE \"id\" = ?)",
+                "DELETE FROM \"draft\" WHERE \"id\" = ?",
+            ])
+        }
+    }
 }
