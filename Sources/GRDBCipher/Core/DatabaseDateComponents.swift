@@ -57,7 +57,8 @@ public struct DatabaseDateComponents: Sendable, Hashable, DatabaseValueConvertib
         }
         var text = ""
         if format.hasYMD {
-            text = "\(pad(c.year, 4))-\(pad(c.month, 2))-\(pad(c.day, 2))"
+            // As GRDB, a missing month or day is 1: empty components are 0000-01-01.
+            text = "\(pad(c.year, 4))-\(pad(c.month ?? 1, 2))-\(pad(c.day ?? 1, 2))"
             if format == .YMD { return DatabaseValue(storage: .string(text)) }
             text += " "
         }
@@ -178,7 +179,9 @@ enum DateFormatting {
                 var scale = 1_000_000_000
                 var count = 0
                 while let digit = scanner.digit() {
-                    if scale > 1 { scale /= 10; fraction += digit * scale }
+                    // As GRDB: milliseconds only, the digits after the third are dropped
+                    // (`.123456` is 123 ms, `.0078` is 7 ms).
+                    if count < 3 { scale /= 10; fraction += digit * scale }
                     count += 1
                 }
                 guard count > 0 else { return nil }

@@ -138,6 +138,27 @@ struct DatabaseValueConvertibleTests {
         #expect(read == components)
     }
 
+    @Test func fractionsKeepMillisecondsOnly() throws {
+        // VAL-1: as GRDB, the digits after the third are dropped.
+        let micro = try #require(DatabaseDateComponents.fromDatabaseValue("2024-02-29 10:20:30.123456".databaseValue))
+        #expect(micro.dateComponents.nanosecond == 123_000_000)
+        let short = try #require(DatabaseDateComponents.fromDatabaseValue("10:20:30.0078".databaseValue))
+        #expect(short.dateComponents.nanosecond == 7_000_000)
+        let date = try #require(Date.fromDatabaseValue("2024-02-29 10:20:30.123456".databaseValue))
+        #expect(date == Date.fromDatabaseValue("2024-02-29 10:20:30.123".databaseValue))
+        #expect(date.databaseValue == "2024-02-29 10:20:30.123".databaseValue)
+    }
+
+    @Test func emptyComponentsAreTheFirstDayOfYearZero() throws {
+        // VAL-2: a missing month or day is 1.
+        let empty = DatabaseDateComponents(DateComponents(), format: .YMD_HMSS)
+        #expect(empty.databaseValue == "0000-01-01 00:00:00.000".databaseValue)
+        let (read, _) = try roundTrip(empty)
+        #expect(read?.dateComponents.year == 0)
+        #expect(read?.dateComponents.month == 1)
+        #expect(read?.dateComponents.day == 1)
+    }
+
     @Test func uuidURLDecimal() throws {
         let uuid = UUID(uuidString: "56E7D8D3-E9E4-48B6-968E-8D102833AF00")!
         #expect(try roundTrip(uuid) == (uuid, "blob"))
