@@ -434,7 +434,7 @@ public final class Database {
         if code != SQLITE_DONE {
             error = statement.stepError(code)
         }
-        statement.reset()
+        statement.finishRun()
         if let execution {
             error = hooks.didExecute(statement, execution, error: error)
         }

@@ -81,6 +81,7 @@ final class StatementStepper {
         let liveRow = Row(statement: statement)
         row = layout.map { Row(base: liveRow, layout: $0) } ?? liveRow
         statement.isIterating = true
+        statement.iterationOwner = ObjectIdentifier(self)
     }
 
     deinit {
@@ -91,8 +92,13 @@ final class StatementStepper {
 
     private func finish() {
         if statement.isIterating {
-            statement.isIterating = false
-            statement.reset()
+            // A cursor released after another one started on the same statement does not
+            // reset it under that one.
+            if statement.iterationOwner == ObjectIdentifier(self) {
+                statement.isIterating = false
+                statement.iterationOwner = nil
+                statement.finishRun()
+            }
             if let execution {
                 self.execution = nil
                 failure = statement.database.hooks.didExecute(statement, execution, error: failure)
@@ -168,11 +174,13 @@ struct ValueCursorCore {
 
     init(statement: Statement, arguments: StatementArguments?, adapter: (any RowAdapter)?) throws {
         stepper = try StatementStepper(statement: statement, arguments: arguments, adapter: adapter)
-        guard stepper.row.count > 0 else {
+        // A statement without result columns (an INSERT, a CREATE TABLE) runs and gives no
+        // value, as in GRDB (STM-1); an adapter that leaves no column is an error.
+        guard stepper.row.count > 0 || (adapter == nil && statement.columnCount == 0) else {
             throw DatabaseError.noValueColumn(statement)
         }
         sqliteStatement = statement.sqliteStatement
-        column = CInt(stepper.row.adaptedLayout?.layout.baseIndexes[0] ?? 0)
+        column = CInt(stepper.row.adaptedLayout?.layout.baseIndexes.first ?? 0)
     }
 }
 

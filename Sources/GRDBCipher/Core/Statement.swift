@@ -78,6 +78,9 @@ public final class Statement {
 
     /// True while a cursor iterates the statement.
     @exclusivity(unchecked) var isIterating = false
+    /// The cursor stepper that iterates the statement, while one does: a cursor released
+    /// after another one started on the same (cached) statement leaves it alone.
+    @exclusivity(unchecked) var iterationOwner: ObjectIdentifier?
 
     /// What the statement reads and writes, as SQLite reported it at compile time.
     @exclusivity(unchecked) private(set) var analysis: StatementAnalysis
@@ -238,6 +241,7 @@ public final class Statement {
 
     func bind(_ values: [DatabaseValue], arguments: StatementArguments) throws {
         reset()
+        bindingsCleared = false
         for (offset, value) in values.enumerated() {
             let code = value.bind(to: sqliteStatement, at: CInt(offset + 1))
             if code != SQLITE_OK {
@@ -262,6 +266,26 @@ public final class Statement {
     /// Resets the statement so that it can run again, keeping its arguments.
     func reset() {
         sqlite3_reset(sqliteStatement)
+    }
+
+    /// Whether the values bound for the last run were cleared from SQLite's statement: a
+    /// run without new arguments binds ``arguments`` again.
+    @exclusivity(unchecked) private var bindingsCleared = false
+
+    /// Notes that values were bound for the next run.
+    func markBound() {
+        bindingsCleared = false
+    }
+
+    /// Resets the statement after a run, and clears its bindings, as GRDB: a value bound for
+    /// one run (a token, personal data) does not linger in the statement, outside the
+    /// encrypted file, while it waits in a cache (STM-4).
+    func finishRun() {
+        sqlite3_reset(sqliteStatement)
+        if parameterCount > 0 {
+            sqlite3_clear_bindings(sqliteStatement)
+            bindingsCleared = true
+        }
     }
 
     /// Executes the statement, with new arguments if given.
@@ -289,7 +313,11 @@ public final class Statement {
             try setArguments(arguments)
         } else {
             try checkBoundArgumentsFit()
-            reset()
+            if bindingsCleared {
+                try setArguments(boundArguments)
+            } else {
+                reset()
+            }
         }
     }
 

@@ -30,13 +30,17 @@ struct StatementCompiler {
         let plan = prepareAhead(stopAfter: 2)
         if plan.statements.isEmpty, let error = plan.error { throw error }
         guard let statement = plan.statements.first else {
-            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "empty statement", sql: sql)
+            // As GRDB (PRG-1): SQLITE_ERROR.
+            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "empty statement", sql: sql)
         }
         if plan.statements.count > 1 || plan.remainderOffset != nil {
+            // GRDB's message, with the SQL without its final semicolon (STM-3).
+            var trimmed = Substring(sql)
+            while let last = trimmed.last, last.isWhitespace || last == ";" { trimmed = trimmed.dropLast() }
             throw DatabaseError(
                 resultCode: .SQLITE_MISUSE,
-                message: "Multiple statements found. To execute multiple statements, use Database.execute(sql:) instead.",
-                sql: sql)
+                message: "Multiple statements found. To execute multiple statements, use Database.execute(sql:) or Database.allStatements(sql:) instead.",
+                sql: String(trimmed))
         }
         return statement
     }
@@ -104,14 +108,17 @@ struct StatementCompiler {
     {
         var offset: Int? = offset
         while let start = offset {
-            let (statement, next) = try prepareOne(at: start)
+            var (statement, next) = try prepareOne(at: start)
             offset = next
-            guard let statement else { continue }
-            if let savepoint, !statement.canRunInSavepoint {
+            guard let prepared = statement else { continue }
+            if let savepoint, savepoint.active, !prepared.canRunInSavepoint {
                 // The SQL manages transactions itself from here on.
                 try savepoint.release()
+                // Compiled again outside the savepoint: SQLite applies some pragmas when it
+                // compiles them, and ignores `foreign_keys` inside a transaction (STM-5).
+                (statement, _) = try prepareOne(at: start)
             }
-            try run(statement)
+            if let statement { try run(statement) }
         }
     }
 
@@ -226,7 +233,7 @@ private extension CharacterSet {
 /// The savepoint that protects a multi-statement `execute`.
 final class ExecutionSavepoint {
     private let database: Database
-    private var active = false
+    private(set) var active = false
     private static let name = "grdbcipher_execute"
 
     /// The statements of the savepoint, left out of user traces.

@@ -89,6 +89,7 @@ extension Statement {
     /// arguments (they are recorded for error messages only when arguments are public).
     func bindPersistenceValues(_ values: [DatabaseValue]) throws {
         reset()
+        markBound()
         let sqliteStatement = sqliteStatement
         try values.withUnsafeBufferPointer { values in
             for offset in values.indices {
