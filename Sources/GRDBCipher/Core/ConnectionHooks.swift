@@ -703,7 +703,10 @@ final class ConnectionHooks {
             // A commit hook followed by a failure (SQLITE_BUSY) leaves the transaction open: no
             // commit then.
             committed = didCommit && !database.isInsideTransaction
-            rolledBack = didRollback
+            // A statement that fails in autocommit mode rolls back its implicit transaction
+            // without a word to observers, as in GRDB (TXO-1).
+            // Observers asked to commit hear of the rollback, though.
+            rolledBack = didRollback && (execution.wasInsideTransaction || willCommitDone)
         }
         didCommit = false
         didRollback = false
@@ -871,22 +874,44 @@ final class ConnectionHooks {
 
     /// Whether an observer observes some change of the region: inserts, deletes, and updates
     /// of the region's columns (or of every column of the table).
+    ///
+    /// As GRDB (TXO-2), the region is made concrete first: the full database is every table of
+    /// the schema (not `sqlite_master`), and tables take their schema spelling. Each observer is
+    /// asked table by table.
     private func observes(_ region: DatabaseRegion, _ observer: some TransactionObserver) throws -> Bool {
-        guard let tables = region.tables else { return true }
-        for table in tables.values {
-            if observer.observes(eventsOfKind: .insert(tableName: table.name)) { return true }
-            if observer.observes(eventsOfKind: .delete(tableName: table.name)) { return true }
+        for (name, regionColumns) in try concreteTables(of: region) {
+            if observer.observes(eventsOfKind: .insert(tableName: name)) { return true }
+            if observer.observes(eventsOfKind: .delete(tableName: name)) { return true }
             let columns: Set<String>
-            if let regionColumns = table.columns {
+            if let regionColumns {
                 columns = regionColumns
-            } else if try database.tableExists(table.name) || database.viewExists(table.name) {
-                columns = try Set(database.columns(in: table.name).map(\.name))
+            } else if try database.tableExists(name) || database.viewExists(name) {
+                columns = try Set(database.columns(in: name).map(\.name))
             } else {
                 columns = []
             }
-            if observer.observes(eventsOfKind: .update(tableName: table.name, columnNames: columns)) { return true }
+            if observer.observes(eventsOfKind: .update(tableName: name, columnNames: columns)) { return true }
         }
         return false
+    }
+
+    /// The tables of a region, with their columns (nil: all of them), named as the schema
+    /// names them.
+    private func concreteTables(of region: DatabaseRegion) throws -> [(name: String, columns: Set<String>?)] {
+        guard let tables = region.tables else {
+            let names = try String.fetchAll(database, sql: """
+                SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
+                UNION ALL
+                SELECT name FROM sqlite_temp_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
+                """)
+            return names.map { ($0, nil) }
+        }
+        return try tables.values.map { table in
+            // SQLite's own tables are asked about as named (`sqlite_master`, not the
+            // `sqlite_schema` SQLite resolves it to).
+            if table.name.lowercased().hasPrefix("sqlite_") { return (table.name, table.columns) }
+            return (try database.existingTableName(table.name) ?? table.name, table.columns)
+        }
     }
 
     // MARK: - SQLite hooks

@@ -146,7 +146,9 @@ extension Database {
     /// - throws: A `DatabaseError` of code `SQLITE_MISUSE` outside of a write transaction.
     public func notifyChanges(in region: some DatabaseRegionConvertible) throws {
         preconditionValidAccess()
-        guard isInsideTransaction, !isReadOnly else {
+        // As GRDB (TXO-5): in a read-only access, nothing can change, and nobody is told.
+        if isReadOnly { return }
+        guard isInsideTransaction else {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "notifyChanges(in:) must be called from a write transaction")
         }
         try hooks.notifyChanges(in: region.databaseRegion(self))

@@ -502,6 +502,53 @@ struct TransactionObserverTests {
         test.dbQueue.writeWithoutTransaction { db in
             _ = expectDatabaseError(.SQLITE_MISUSE) { try db.notifyChanges(in: Table("owner")) }
         }
+        // In a read access it does nothing, as GRDB (TXO-5).
+        try test.dbQueue.read { db in try db.notifyChanges(in: Table("owner")) }
+        #expect(ownerJournal.take() == [])
+    }
+
+    @Test func notifyChangesAsksTableByTable() throws {
+        // TXO-2: the region is made concrete (every table of the schema, schema spelling),
+        // and each observer is asked table by table.
+        let test = try makeQueue()
+        let ownerJournal = Journal(tables: ["owner"])
+        let nobody = Journal(tables: [])
+        let masterJournal = Journal(tables: ["sqlite_master"])
+        test.dbQueue.add(transactionObserver: ownerJournal)
+        test.dbQueue.add(transactionObserver: nobody)
+        test.dbQueue.add(transactionObserver: masterJournal)
+        try test.dbQueue.write { db in try db.notifyChanges(in: .fullDatabase) }
+        #expect(ownerJournal.take() == ["changed", "willCommit", "didCommit"])
+        #expect(nobody.take() == ["willCommit", "didCommit"])
+        #expect(masterJournal.take() == ["willCommit", "didCommit"])
+        #expect(!nobody.askedKinds.contains { $0.tableName == "sqlite_master" })
+        #expect(nobody.askedKinds.contains { $0.tableName == "owner" })
+        // Written in another case: asked with the schema's spelling.
+        try test.dbQueue.write { db in try db.notifyChanges(in: Table("OWNER")) }
+        #expect(ownerJournal.take() == ["changed", "willCommit", "didCommit"])
+        #expect(masterJournal.take() == ["willCommit", "didCommit"])
+        // sqlite_master named explicitly is asked about as such.
+        try test.dbQueue.write { db in try db.notifyChanges(in: Table("sqlite_master")) }
+        #expect(masterJournal.take() == ["changed", "willCommit", "didCommit"])
+    }
+
+    @Test func failedAutocommitStatementIsNoRollback() throws {
+        // TXO-1: a statement that fails outside a transaction rolls back its implicit
+        // transaction without telling observers.
+        let test = try makeQueue()
+        let journal = Journal()
+        test.dbQueue.add(transactionObserver: journal)
+        try test.dbQueue.writeWithoutTransaction { db in
+            try db.execute(sql: "CREATE TABLE unique_name(name TEXT UNIQUE); INSERT INTO unique_name VALUES ('a')")
+            _ = journal.take()
+            expectDatabaseError(.SQLITE_CONSTRAINT) { try db.execute(sql: "INSERT INTO unique_name VALUES ('a')") }
+            #expect(!journal.take().contains("didRollback"))
+            // Inside a transaction, a rollback is told.
+            try db.beginTransaction()
+            try db.execute(sql: "INSERT INTO unique_name VALUES ('b')")
+            try db.rollback()
+            #expect(journal.take().last == "didRollback")
+        }
     }
 
     @Test func poolWriterObserversSurviveAPassphraseChange() throws {
