@@ -295,8 +295,10 @@ func probeRound2() throws {
             do {
                 let value = try await task.value
                 print("== \(name)\nRESULT \(value)")
+            } catch is CancellationError {
+                print("== \(name)\nERROR CancellationError")
             } catch {
-                print("== \(name)\nERROR \(type(of: error))")
+                print("== \(name)\nERROR \(error)")
             }
         }
         await outcome("can1-readNoStatementAfter") {

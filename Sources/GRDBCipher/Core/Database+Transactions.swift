@@ -55,17 +55,23 @@ extension Database {
                 try self.executeInternal(sql)
             }
         }
+        try exemptFromCancellation(run)
+    }
+
+    /// Runs `body` safe from the cancellation of the async access: the statements that undo
+    /// or clean up (rollbacks, the end of a read-only section) must run.
+    func exemptFromCancellation<T>(_ body: () throws -> T) rethrows -> T {
         if let accessCancellation {
-            try accessCancellation.exempting(run)
-        } else {
-            try run()
+            return try accessCancellation.exempting(body)
         }
+        return try body()
     }
 
     /// Whether a statement runs even after the Task of the access was cancelled: a rollback,
     /// and the commit of a read-only access (GRDB's rules: a `read` whose task is cancelled
     /// after its last statement returns its value; a `write` throws `CancellationError`).
     func isExemptFromCancellation(_ statement: Statement) -> Bool {
+        if accessCancellation?.isExempting == true { return true }
         guard statement.hasTransactionEffect else { return false }
         switch statement.analysis.transactionEffect {
         case .rollbackTransaction, .rollbackSavepoint: return true
@@ -179,7 +185,7 @@ extension Database {
         // An error may have rolled back the whole transaction already.
         guard isInsideTransaction else { return }
         try? executeRollback("ROLLBACK TRANSACTION TO SAVEPOINT grdb")
-        try? executeInternal("RELEASE SAVEPOINT grdb")
+        exemptFromCancellation { try? executeInternal("RELEASE SAVEPOINT grdb") }
     }
 
     /// The transaction the library opened, if any, and whether SQLite ended it early.

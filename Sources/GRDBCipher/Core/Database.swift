@@ -516,7 +516,11 @@ public final class Database {
         defer {
             readOnlyDepth -= 1
             if readOnlyDepth == 0 {
-                try? fetchStatement(sql: "PRAGMA query_only = 0").execute()
+                // Even once the task of the access is cancelled: the connection must not stay
+                // read-only.
+                exemptFromCancellation {
+                    try? fetchStatement(sql: "PRAGMA query_only = 0").execute()
+                }
             }
         }
         return try block()

@@ -318,7 +318,13 @@ final class AccessCancellation: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` (a rollback) safe from the cancellation: neither refused nor interrupted.
+    /// Whether an exempt statement runs (``exempting(_:)``).
+    var isExempting: Bool {
+        lock.withLock { exemptDepth > 0 }
+    }
+
+    /// Runs `body` (a rollback, the library's cleanup) safe from the cancellation: its
+    /// statements are neither refused nor interrupted.
     func exempting<R>(_ body: () throws -> R) rethrows -> R {
         lock.withLock { exemptDepth += 1 }
         defer { lock.withLock { exemptDepth -= 1 } }

@@ -170,7 +170,8 @@ extension StatementArguments: CustomStringConvertible {
     /// `[1, "foo"]`, `["name": "foo"]`, or both. Do not log it: arguments may hold secrets.
     public var description: String {
         let positional = values.map(\.description)
-        let named = namedValues.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+        // As GRDB: names are quoted like strings.
+        let named = namedValues.sorted { $0.key < $1.key }.map { "\(String(reflecting: $0.key)): \($0.value)" }
         return "[" + (positional + named).joined(separator: ", ") + "]"
     }
 }

@@ -252,15 +252,24 @@ final class ExecutionSavepoint {
 
     func release() throws {
         guard active else { return }
-        active = false
-        try database.executeInternal("RELEASE SAVEPOINT \(Self.name)")
+        do {
+            try database.executeInternal("RELEASE SAVEPOINT \(Self.name)")
+            active = false
+        } catch {
+            // Refused (the task of the access was cancelled) or failed: nothing of the SQL
+            // stays, and no savepoint is left open.
+            rollbackAndRelease()
+            throw error
+        }
     }
 
     func rollbackAndRelease() {
         guard active else { return }
         active = false
-        try? database.executeInternal("ROLLBACK TO SAVEPOINT \(Self.name)")
-        try? database.executeInternal("RELEASE SAVEPOINT \(Self.name)")
+        database.exemptFromCancellation {
+            try? database.executeInternal("ROLLBACK TO SAVEPOINT \(Self.name)")
+            try? database.executeInternal("RELEASE SAVEPOINT \(Self.name)")
+        }
     }
 }
 

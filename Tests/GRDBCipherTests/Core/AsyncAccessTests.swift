@@ -163,4 +163,31 @@ struct AsyncAccessTests {
             #expect(try Int.fetchAll(db, sql: "SELECT a FROM t ORDER BY a") == [1, 2, 3])
         }
     }
+
+    @Test func theLibraryCleansUpAfterACancellation() async throws {
+        for (name, writer, _) in try writers() {
+            try await writer.write { try $0.execute(sql: "CREATE TABLE t(a)") }
+            // A read cancelled after a refused statement: the connection is not left read-only.
+            let read = Task {
+                try await writer.read { db -> Bool in
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    return (try? Int.fetchOne(db, sql: "SELECT 1")) == nil
+                }
+            }
+            #expect(try await read.value, "\(name)")
+            try await writer.write { try $0.execute(sql: "INSERT INTO t VALUES (1)") }
+            // Multi-statement SQL cancelled halfway: nothing of it stays, no savepoint is left.
+            let execute = Task {
+                try await writer.writeWithoutTransaction { db in
+                    try db.execute(sql: "CREATE TABLE u(b); INSERT INTO t VALUES (2)")
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    try db.execute(sql: "CREATE TABLE v(c); INSERT INTO t VALUES (3); INSERT INTO t VALUES (4)")
+                }
+            }
+            await #expect(throws: CancellationError.self, "\(name)") { try await execute.value }
+            try await writer.write { try $0.execute(sql: "INSERT INTO t VALUES (5)") }
+            #expect(try await writer.read { try Int.fetchAll($0, sql: "SELECT a FROM t ORDER BY a") } == [1, 2, 5], "\(name)")
+            #expect(try await writer.read { try $0.tableExists("v") } == false, "\(name)")
+        }
+    }
 }

@@ -11,7 +11,7 @@ struct StatementArgumentsTests {
         #expect(positional.description == "[1, \"two\", NULL, 3.5]")
         let named: StatementArguments = ["b": 2, "a": "x"]
         #expect(named["a"] == "x".databaseValue)
-        #expect(named.description == "[a: \"x\", b: 2]")
+        #expect(named.description == "[\"a\": \"x\", \"b\": 2]")
         #expect(StatementArguments().isEmpty)
         #expect(StatementArguments([1, 2, 3]) == [1, 2, 3])
         #expect(StatementArguments([1, "a"] as [Any]) == [1, "a"])
