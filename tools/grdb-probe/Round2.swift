@@ -147,6 +147,25 @@ func probeRound2() throws {
          try Row.fetchOne(db, notes.select([Column("qty") + 1, 2 + Column("qty")].joined(operator: .add))).map(\.description) ?? "nil",
          try notes.updateAll(db, Column("qty") *= Column("id") * 2))
     }
+    run("sql5-shapes") { db in
+        let a = Column("qty"), b = Column("id"), c = Column("shelfId")
+        let requests: [SQLRequest<Row>] = [
+            "SELECT \(a + b + c) FROM note8", "SELECT \(a + (b + c)) FROM note8", "SELECT \((a + b) + (b + c)) FROM note8",
+            "SELECT \([a, b].joined(operator: .add) + c) FROM note8", "SELECT \(a * b * c) FROM note8", "SELECT \(a * (b * c)) FROM note8",
+            "SELECT \(a + b * c) FROM note8", "SELECT \((a + b) * c) FROM note8", "SELECT \(a && b && c) FROM note8", "SELECT \(a && (b && c)) FROM note8",
+            "SELECT \(a || (b || c)) FROM note8", "SELECT \([a && b, c].joined(operator: .and)) FROM note8", "SELECT \(a - (b - c)) FROM note8",
+            "SELECT \([a, b, c].joined(operator: .add)) FROM note8", "SELECT \([a + b, c].joined(operator: .add)) FROM note8",
+            "SELECT \(a + [b, c].joined(operator: .add)) FROM note8",
+        ]
+        return try requests.map { request in try request.makePreparedRequest(db).statement.sql }
+    }
+    run("sql5-filters") { db in
+        let a = Column("qty"), b = Column("id"), c = Column("shelfId")
+        _ = try Row.fetchAll(db, notes.filter(a > 1 && b > 1).filter(c > 1))
+        _ = try Row.fetchAll(db, notes.filter(a > 1).filter(b > 1 || c > 1))
+        _ = try Row.fetchAll(db, notes.filter(a > 1 || b > 1).filter(c > 1 || a > 2))
+        return "ok"
+    }
     run("sql6-constants") { db in
         (try Row.fetchAll(db, notes.filter(nil === Column("archivedAt"))).count,
          try Row.fetchAll(db, notes.filter(![Int]().contains(Column("id")))).count,

@@ -368,11 +368,14 @@ extension SQLExpression {
         }
     }
 
-    /// `a op b op c`, flattening nested uses of the same operator.
+    /// `a op b op c`. As GRDB, nested `AND` and `OR` are flattened; arithmetic keeps the
+    /// grouping the code wrote (`1 + ("a" + "b")`: SQL-5), which can change REAL results and
+    /// overflows.
     static func associative(_ op: AssociativeOperator, _ expressions: [SQLExpression]) -> SQLExpression {
+        let flattens = op == .and || op == .or
         var flattened: [SQLExpression] = []
         for expression in expressions {
-            if case let .associative(innerOp, terms) = expression.kind, innerOp == op {
+            if flattens, case let .associative(innerOp, terms) = expression.kind, innerOp == op {
                 flattened.append(contentsOf: terms)
             } else {
                 flattened.append(expression)

@@ -83,7 +83,13 @@ struct SQLExpressionTests {
         let a = Column("a"), b = Column("b")
         try withDatabase { (db: Database) throws in
             try expectSQL(db, a + b, "\"a\" + \"b\"")
-            try expectSQL(db, a + b + 1, "\"a\" + \"b\" + ?", [1])
+            // As GRDB (SQL-5): the grouping the code wrote; joined(operator:) is flat.
+            try expectSQL(db, a + b + 1, "(\"a\" + \"b\") + ?", [1])
+            try expectSQL(db, 1 + (a + b), "? + (\"a\" + \"b\")", [1])
+            try expectSQL(db, a * (b * 2), "\"a\" * (\"b\" * ?)", [2])
+            try expectSQL(db, [a, b, 1.databaseValue].joined(operator: .add), "\"a\" + \"b\" + ?", [1])
+            try expectSQL(db, [a + 1, 2 + a].joined(operator: .add), "(\"a\" + ?) + (? + \"a\")", [1, 2])
+            try expectSQL(db, (a > 1 && b > 1) && a < 9, "(\"a\" > ?) AND (\"b\" > ?) AND (\"a\" < ?)", [1, 1, 9])
             try expectSQL(db, a * 1.8 + 32, "(\"a\" * ?) + ?", [1.8, 32])
             try expectSQL(db, (a + b) * 2, "(\"a\" + \"b\") * ?", [2])
             try expectSQL(db, a - b - 1, "(\"a\" - \"b\") - ?", [1])
