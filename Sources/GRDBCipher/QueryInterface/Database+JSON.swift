@@ -6,19 +6,48 @@
 // Player.select(Database.jsonObject(["name": Column("name"), "score": Column("score")] as KeyValuePairs))
 // ```
 
+import CSQLCipher
+
 /// A function call whose arguments are SQL expressions.
 private func jsonFunction(_ name: String, _ arguments: [SQLExpression], aggregate: Bool = false, filter: (any SQLSpecificExpressible)? = nil) -> SQLExpression {
     SQLExpression(.function(name, arguments, aggregate: aggregate, distinct: false, filter: filter?.sqlExpression))
 }
 
 /// The expression of an argument that becomes part of a JSON value: a JSON value
-/// (``SQLJSONExpressible``) is wrapped in `JSON(…)`, so that SQLite embeds it as JSON rather
-/// than as a string.
+/// (``SQLJSONExpressible``) is wrapped in `JSONB(…)` (`JSON(…)` before SQLite 3.45), so that
+/// SQLite embeds it as JSON rather than as a string, as GRDB (JSON-1). An expression that is
+/// JSON already (`->`, a JSON function) and NULL are not wrapped.
 private func jsonBuilderArgument(_ value: any SQLExpressible) -> SQLExpression {
-    if value is any SQLJSONExpressible {
-        return jsonFunction("JSON", [value.sqlExpression])
+    let expression = value.sqlExpression
+    guard value is any SQLJSONExpressible, !expression.isNullValue, !expression.isJSON else {
+        return expression
     }
-    return value.sqlExpression
+    return jsonFunction(SQLExpression.jsonEmbeddingFunction, [expression])
+}
+
+extension SQLExpression {
+    /// `JSONB` when SQLite has it (3.45 and later: SQLCipher 4.6), `JSON` otherwise.
+    static let jsonEmbeddingFunction = sqlite3_libversion_number() >= 3_045_000 ? "JSONB" : "JSON"
+
+    /// The JSON functions whose result is JSON.
+    private static let jsonValuedFunctions: Set<String> = [
+        "JSON", "JSONB", "JSON_ARRAY", "JSONB_ARRAY", "JSON_OBJECT", "JSONB_OBJECT",
+        "JSON_INSERT", "JSONB_INSERT", "JSON_REPLACE", "JSONB_REPLACE", "JSON_SET", "JSONB_SET",
+        "JSON_REMOVE", "JSONB_REMOVE", "JSON_PATCH", "JSONB_PATCH", "JSON_QUOTE",
+        "JSON_GROUP_ARRAY", "JSONB_GROUP_ARRAY", "JSON_GROUP_OBJECT", "JSONB_GROUP_OBJECT",
+    ]
+
+    /// Whether the expression is JSON already: `->`, or a JSON function that returns JSON.
+    var isJSON: Bool {
+        switch kind {
+        case .binary(.jsonRepresentation, _, _):
+            return true
+        case let .function(name, _, _, _, _), let .orderedAggregate(name, _, _, _):
+            return Self.jsonValuedFunctions.contains(name.uppercased())
+        default:
+            return false
+        }
+    }
 }
 
 /// The arguments `path1, value1, path2, value2…` of `JSON_INSERT`, `JSON_SET`…

@@ -18,10 +18,10 @@
 ///
 /// When a JSON value is an argument of a function that builds JSON (`Database.jsonArray(_:)`,
 /// ``Database/jsonObject(_:)``, ``Database/jsonSet(_:_:)``…), it is embedded as JSON, not
-/// as a string: a JSON column is wrapped in `JSON(…)`:
+/// as a string: a JSON column is wrapped in `JSONB(…)` (`JSON(…)` before SQLite 3.45):
 ///
 /// ```swift
-/// // JSON_ARRAY(JSON("address"), "name")
+/// // JSON_ARRAY(JSONB("address"), "name")
 /// Database.jsonArray([address, Column("name")])
 /// ```
 ///
@@ -103,7 +103,7 @@ extension SQLSpecificExpressible {
     /// ```swift
     /// let info = Column("info").asJSON
     /// info["name"]              // "info" ->> 'name'
-    /// Database.jsonArray([info]) // JSON_ARRAY(JSON("info"))
+    /// Database.jsonArray([info]) // JSON_ARRAY(JSONB("info"))
     /// ```
     public var asJSON: AnySQLJSONExpressible {
         AnySQLJSONExpressible(sqlExpression: sqlExpression)
@@ -145,7 +145,7 @@ extension ColumnExpression where Self: SQLJSONExpressible {
     ///
     /// ```swift
     /// let address = JSONColumn("address")
-    /// Database.jsonArray([address]) // JSON_ARRAY(JSON("address"))
+    /// Database.jsonArray([address]) // JSON_ARRAY(JSONB("address"))
     /// ```
     public var sqlExpression: SQLExpression { SQLExpression(.column(name)) }
 }

@@ -63,7 +63,7 @@ struct JSONTests {
             // Homogeneous and heterogeneous arrays; a JSON column is embedded as JSON.
             try expectSQL(db, Database.jsonArray([1, 2, 3]), "JSON_ARRAY(?, ?, ?)", [1, 2, 3])
             let mixed: [any SQLExpressible] = [1, "two", label, info, Column("info")]
-            try expectSQL(db, Database.jsonArray(mixed), "JSON_ARRAY(?, ?, \"label\", JSON(\"info\"), \"info\")", [1, "two"])
+            try expectSQL(db, Database.jsonArray(mixed), "JSON_ARRAY(?, ?, \"label\", JSONB(\"info\"), \"info\")", [1, "two"])
             let array = try #require(try value(db, Database.jsonArray([label.sqlExpression, info["level"], info.jsonRepresentation(atPath: "tags")]), as: String.self))
             #expect(array == #"["first",3,["math","code"]]"#)
 
@@ -90,7 +90,9 @@ struct JSONTests {
 
             let addresses = Database.jsonGroupArray(info.jsonRepresentation(atPath: "address"))
             #expect(try Table("doc").select(addresses, as: String.self).order(Column("id")).fetchOne(db)?.hasPrefix(#"[{"city":"London""#) == true)
-            try expectSQL(db, Database.jsonGroupArray(info), "JSON_GROUP_ARRAY(JSON(\"info\"))")
+            try expectSQL(db, Database.jsonGroupArray(info), "JSON_GROUP_ARRAY(JSONB(\"info\"))")
+            // As GRDB (JSON-1): JSON already, or NULL, is not wrapped.
+            try expectSQL(db, Database.jsonArray([Database.jsonArray([1]).asJSON, info.jsonRepresentation(atPath: "$.a")] as [any SQLExpressible]), "JSON_ARRAY(JSON_ARRAY(?), \"info\" -> ?)", [1, "$.a"])
 
             let byLabel = Database.jsonGroupObject(key: label, value: info["level"])
             try expectSQL(db, byLabel, "JSON_GROUP_OBJECT(\"label\", \"info\" ->> ?)", ["level"])
@@ -145,7 +147,7 @@ struct JSONTests {
             #expect(try value(db, Database.jsonSet(#"{"a":1}"#, ["$.a": 9, "$.b": 2] as KeyValuePairs), as: String.self) == #"{"a":9,"b":2}"#)
             // A JSON value is set as JSON, not as a string.
             let nested = Database.jsonSet(#"{}"#, ["$.where": info.jsonRepresentation(atPath: "address"), "$.raw": JSONColumn("label")] as KeyValuePairs<String, any SQLExpressible>)
-            try expectSQL(db, nested, "JSON_SET(?, ?, \"info\" -> ?, ?, JSON(\"label\"))", ["{}", "$.where", "address", "$.raw"])
+            try expectSQL(db, nested, "JSON_SET(?, ?, \"info\" -> ?, ?, JSONB(\"label\"))", ["{}", "$.where", "address", "$.raw"])
 
             try expectSQL(db, Database.jsonPatch(#"{"a":1,"b":2}"#, with: #"{"b":null,"c":3}"#), "JSON_PATCH(?, ?)", [#"{"a":1,"b":2}"#, #"{"b":null,"c":3}"#])
             #expect(try value(db, Database.jsonPatch(#"{"a":1,"b":2}"#, with: #"{"b":null,"c":3}"#), as: String.self) == #"{"a":1,"c":3}"#)
@@ -168,7 +170,7 @@ struct JSONTests {
             #expect(try value(db, Database.jsonb("[1]"), as: Data.self)?.isEmpty == false)
             let cases: [(SQLExpression, String, String)] = [
                 (Database.jsonbArray([1, 2]), "JSONB_ARRAY(?, ?)", "[1,2]"),
-                (Database.jsonbArray([1, info] as [any SQLExpressible]), "JSONB_ARRAY(?, JSON(\"info\"))", "[1,"),
+                (Database.jsonbArray([1, info] as [any SQLExpressible]), "JSONB_ARRAY(?, JSONB(\"info\"))", "[1,"),
                 (Database.jsonbObject(["k": 1] as KeyValuePairs), "JSONB_OBJECT(?, ?)", #"{"k":1}"#),
                 (Database.jsonbExtract(info, atPath: "$.address"), "JSONB_EXTRACT(\"info\", ?)", #"{"city":"London","country":"GB"}"#),
                 (Database.jsonbExtract(info, atPaths: ["$.name", "$.level"]), "JSONB_EXTRACT(\"info\", ?, ?)", #"["Ada",3]"#),
