@@ -217,6 +217,11 @@ extension QueryInterfaceRequest: FetchRequest {
             adapter: query.rowAdapter(db))
         if query.prefetchesInTree {
             prepared.supplementaryFetch = { [query] db, rows in try query.prefetch(db, into: rows) }
+            // An observation that fetches the request tracks the prefetched tables too, even
+            // when no parent row is fetched and no prefetch query runs (OBS-1).
+            if db.trackedRegion != nil, try query.filterExpression(db)?.isAlwaysFalse != true {
+                db.trackedRegion!.formUnion(try query.prefetchRegion(db))
+            }
         }
         return prepared
     }
