@@ -175,6 +175,52 @@ func probeRound2() throws {
         try Row.fetchAll(db, notes.filter(Column("qty") == false)).count
     }
 
+    // ASC-1: keys inflected from table names, and forKey.
+    do {
+        let inflectionQueue = try DatabaseQueue()
+        try inflectionQueue.write { db in
+            try db.execute(sql: """
+                CREATE TABLE country9(code TEXT PRIMARY KEY);
+                CREATE TABLE census(id INTEGER PRIMARY KEY, countryCode TEXT REFERENCES country9(code));
+                CREATE TABLE shelves(id INTEGER PRIMARY KEY);
+                CREATE TABLE books(id INTEGER PRIMARY KEY, shelfId INTEGER REFERENCES shelves(id));
+                CREATE TABLE children(id INTEGER PRIMARY KEY, shelfId INTEGER REFERENCES shelves(id));
+                INSERT INTO country9 VALUES ('IT'); INSERT INTO census VALUES (1, 'IT');
+                INSERT INTO shelves VALUES (1); INSERT INTO books VALUES (1, 1); INSERT INTO children VALUES (1, 1);
+                """)
+        }
+        struct Country9: TableRecord {
+            static let databaseTableName = "country9"
+            static let census = hasOne(Census9.self)
+        }
+        struct Census9: TableRecord { static let databaseTableName = "census" }
+        struct Shelf9: TableRecord {
+            static let databaseTableName = "shelves"
+            static let books = hasMany(Book9.self)
+            static let children = hasMany(Child9.self)
+        }
+        struct Book9: TableRecord {
+            static let databaseTableName = "books"
+            static let shelf = belongsTo(Shelf9.self)
+        }
+        struct Child9: TableRecord { static let databaseTableName = "children" }
+        try inflectionQueue.read { db in
+            func keys(_ row: Row?) -> String {
+                guard let row else { return "nil" }
+                return "scopes \(Array(row.scopes.names).sorted()) prefetched \(Array(row.prefetchedRows.keys).sorted())"
+            }
+            print("== asc1")
+            print(keys(try Row.fetchOne(db, Country9.including(optional: Country9.census))))
+            print(keys(try Row.fetchOne(db, Book9.including(required: Book9.shelf))))
+            print(keys(try Row.fetchOne(db, Shelf9.including(required: Shelf9.children))))
+            print(keys(try Row.fetchOne(db, Shelf9.including(all: Shelf9.children))))
+            print(keys(try Row.fetchOne(db, Shelf9.including(required: Shelf9.books.forKey("novels")))))
+            print(keys(try Row.fetchOne(db, Shelf9.including(all: Shelf9.books.forKey("novels")))))
+            print(keys(try Row.fetchOne(db, Book9.including(required: Book9.shelf.forKey("rack")))))
+            print(keys(try Row.fetchOne(db, Shelf9.including(all: Shelf9.books.forKey("novel")))))
+        }
+    } catch { print("== asc1\nERROR \(error)") }
+
     // ARG-1
     run("arg1") { db in
         let merged: StatementArguments = ["limit": 10, "offset": 0] &+ ["limit": 50]

@@ -13,10 +13,12 @@ enum SQLAssociationKey: Sendable {
     /// Given by `forKey(_:)`: used as is.
     case fixed(String)
 
-    /// The key of one associated record (joined scopes).
+    /// The key of one associated record (joined scopes). As GRDB, a key derived from a table
+    /// name is singularized (`shelves` → `shelf`), and a key given to a to-many association
+    /// too (ASC-1).
     var singularName: String {
         switch self {
-        case .inflected(let name): return name
+        case .inflected(let name): return Inflections.default.singularize(name)
         case .fixedSingular(let name), .fixed(let name): return name
         case .fixedPlural(let name): return Inflections.default.singularize(name)
         }
@@ -236,7 +238,9 @@ extension Association {
     /// ```
     public func forKey(_ key: String) -> Self {
         var association = self
-        association._sqlAssociation.destination.key = .fixed(key)
+        // As GRDB: used as is where the association's own cardinality is meant, inflected for
+        // the other one.
+        association._sqlAssociation.destination.key = association._sqlAssociation.isToMany ? .fixedPlural(key) : .fixedSingular(key)
         return association
     }
 
@@ -331,10 +335,11 @@ extension Association {
 }
 
 extension AssociationToOne {
-    /// The association with another key: the name of its scope in fetched rows.
+    /// The association with another key: the name of its scope in fetched rows (pluralized
+    /// for `including(all:)`).
     public func forKey(_ key: String) -> Self {
         var association = self
-        association._sqlAssociation.destination.key = .fixed(key)
+        association._sqlAssociation.destination.key = .fixedSingular(key)
         return association
     }
 }
@@ -344,7 +349,10 @@ extension AssociationToMany {
     /// joined, and the base of the default names of its aggregates.
     public func forKey(_ key: String) -> Self {
         var association = self
-        association._sqlAssociation.destination.key = .fixed(key)
+        // Used as is for many records, singularized for a joined scope
+        // (`hasMany(Book.self).forKey("novels")` included with `including(required:)` has the
+        // scope `novel`), as GRDB.
+        association._sqlAssociation.destination.key = .fixedPlural(key)
         return association
     }
 }

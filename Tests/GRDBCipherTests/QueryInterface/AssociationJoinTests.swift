@@ -131,7 +131,10 @@ struct AssociationJoinTests {
                 var country: AJCountry
                 var census: AJCensus?
             }
-            let infos = try AJCountry.including(optional: AJCountry.census).order(Column("code")).asRequest(of: CountryInfo.self).fetchAll(db)
+            // As GRDB (ASC-1), the key of table "census" is singularized ("censu"): a record
+            // that decodes `census` names its key.
+            #expect(try Row.fetchOne(db, AJCountry.including(optional: AJCountry.census))?.scopes.names == ["censu"])
+            let infos = try AJCountry.including(optional: AJCountry.census.forKey("census")).order(Column("code")).asRequest(of: CountryInfo.self).fetchAll(db)
             #expect(infos.map(\.census?.population) == [59, nil])
         }
     }
