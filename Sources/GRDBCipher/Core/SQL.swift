@@ -23,6 +23,9 @@ public struct SQL: Sendable {
         case selection(SQLSelection)
         case ordering(SQLOrdering)
         case subquery(SQLSubquery)
+        /// The columns of `table` but `excluded` (lowercased), each qualified with `qualifier`:
+        /// `\(columnsOf:)` of a record whose selection uses `.allColumns(excluding:)`.
+        case columnsOf(table: String, qualifier: String, excluded: Set<String>)
     }
 
     var elements: [Element]
@@ -76,6 +79,11 @@ public struct SQL: Sendable {
                 sql += try ordering.sql(&context)
             case .subquery(let subquery):
                 sql += try subquery.sql(&context)
+            case let .columnsOf(table, qualifier, excluded):
+                let prefix = qualifier.quotedDatabaseIdentifier + "."
+                sql += try SQLSelection.columns(context.db, table: table, excluding: excluded)
+                    .map { prefix + $0.quotedDatabaseIdentifier }
+                    .joined(separator: ", ")
             }
         }
         return sql
@@ -406,6 +414,12 @@ public struct SQLInterpolation: StringInterpolationProtocol {
                 } else {
                     elements.append(.selection(selection))
                 }
+            case let .allColumnsExcluding(excluded, nil):
+                // As GRDB (REC-3): the record's table resolves the columns.
+                elements.append(.columnsOf(
+                    table: recordType.databaseTableName,
+                    qualifier: tableAlias ?? recordType.databaseTableName,
+                    excluded: excluded))
             default:
                 elements.append(.selection(selection))
             }

@@ -242,19 +242,7 @@ extension MutablePersistableRecord {
     /// willSave, aroundSave, willInsert, aroundInsert, `insert`, didInsert, didSave.
     mutating func insertWithCallbacks(_ db: Database, insert: (Self) throws -> InsertionSuccess) throws {
         self = try withSaveCallbacks(db) { record in
-            try record.willInsert(db)
-            var inserted: InsertionSuccess?
-            let current = record
-            try current.aroundInsert(db) {
-                let success = try insert(current)
-                inserted = success
-                return success
-            }
-            guard let inserted else {
-                throw Self.persistenceCallbackMisuse("aroundInsert")
-            }
-            record.didInsert(inserted)
-            return PersistenceSuccess(inserted)
+            try record.insertWithoutSaveCallbacks(db, insert: insert)
         }
     }
 
@@ -402,28 +390,43 @@ extension MutablePersistableRecord {
 
     /// willSave, aroundSave, the update or insert with their callbacks, didSave.
     mutating func saveWithCallbacks(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?) throws {
+        try saveWithCallbacks(
+            db,
+            update: { record in try record.performUpdate(db, onConflict: conflictResolution, columns: nil) },
+            insert: { record in try record.performInsert(db, onConflict: conflictResolution) })
+    }
+
+    /// willSave, aroundSave, then the update with its callbacks, or, when no row has the
+    /// record's key, the insert with its callbacks, then didSave: the save callbacks run once,
+    /// whichever statement saves (`save`, `saveAndFetch`).
+    mutating func saveWithCallbacks(
+        _ db: Database,
+        update: @escaping (Self) throws -> PersistenceSuccess,
+        insert: @escaping (Self) throws -> InsertionSuccess) throws
+    {
         self = try withSaveCallbacks(db) { record in
-            try record.saveWithoutSaveCallbacks(db, onConflict: conflictResolution)
+            let (_, keyValues) = try type(of: record).primaryKeyValues(db, PersistenceContainer(record, db))
+            if !keyValues.contains(where: \.isNull) {
+                do {
+                    let current = record
+                    return try current.updateWithoutSaveCallbacks(db, columns: current.allUpdatedColumns()) {
+                        try update(current)
+                    }
+                } catch RecordError.recordNotFound {
+                    // No row with this key yet: insert it.
+                }
+            }
+            return try record.insertWithoutSaveCallbacks(db, insert: insert)
         }
     }
 
-    /// The update-or-insert of ``save(_:onConflict:)``, with the update or insert callbacks.
-    private mutating func saveWithoutSaveCallbacks(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?) throws -> PersistenceSuccess {
-        let (_, keyValues) = try type(of: self).primaryKeyValues(db, PersistenceContainer(self, db))
-        if !keyValues.contains(where: \.isNull) {
-            do {
-                return try updateWithoutSaveCallbacks(db, columns: allUpdatedColumns()) {
-                    try performUpdate(db, onConflict: conflictResolution, columns: nil)
-                }
-            } catch RecordError.recordNotFound {
-                // No row with this key yet: insert it.
-            }
-        }
+    /// willInsert, aroundInsert, `insert`, didInsert.
+    private mutating func insertWithoutSaveCallbacks(_ db: Database, insert: (Self) throws -> InsertionSuccess) throws -> PersistenceSuccess {
         try willInsert(db)
         var inserted: InsertionSuccess?
         let current = self
         try current.aroundInsert(db) {
-            let success = try current.performInsert(db, onConflict: conflictResolution)
+            let success = try insert(current)
             inserted = success
             return success
         }

@@ -12,6 +12,12 @@ extension MutablePersistableRecord {
     {
         var context = SQLGenerationContext(db)
         context.append(StatementArguments(values))
+        // The record's table is the current one, unqualified: `.allColumns(excluding:)`
+        // resolves with it (REC-3).
+        let alias = TableAlias<Void>(implicit: ())
+        _ = context.name(of: alias, tableName: databaseTableName)
+        context.currentAlias = alias
+        context.qualifiesCurrentColumns = false
         let selectionSQL = try selection.selectionSQL(&context)
         let statement = try db.makeStatement(sql: "\(sql) RETURNING \(selectionSQL)")
         try statement.setArguments(context.arguments)
@@ -431,15 +437,24 @@ extension MutablePersistableRecord {
         _ db: Database, onConflict: Database.ConflictResolution?, selection: [any SQLSelectable],
         fetch: (Statement) throws -> T) throws -> T
     {
-        let (_, keyValues) = try type(of: self).primaryKeyValues(db, PersistenceContainer(self, db))
-        if !keyValues.contains(where: \.isNull) {
-            do {
-                return try updateAndFetch(db, onConflict: onConflict, selection: selection, fetch: fetch)
-            } catch RecordError.recordNotFound {
-                // No row with this key yet: insert it.
-            }
+        // One willSave/aroundSave/didSave around the update and, when no row has the key, the
+        // insert, as GRDB (REC-2: they ran twice).
+        var result: T?
+        try withoutActuallyEscaping(fetch) { fetch in
+            try saveWithCallbacks(
+                db,
+                update: { record in
+                    let (success, fetched) = try record.updateReturning(db, onConflict: onConflict, columns: nil, selection: selection, fetch: fetch)
+                    result = fetched
+                    return success
+                },
+                insert: { record in
+                    let (success, fetched) = try record.insertReturning(db, onConflict: onConflict, selection: selection, fetch: fetch)
+                    result = fetched
+                    return success
+                })
         }
-        return try mutatingInsertAndFetch(db, onConflict: onConflict, selection: selection, fetch: fetch)
+        return result!
     }
 }
 

@@ -615,6 +615,32 @@ struct PersistableRecordTests {
         }
     }
 
+    @Test func saveAndFetchThatInsertsRunsTheSaveCallbacksOnce() throws {
+        // REC-2: as GRDB, one willSave/aroundSave/didSave around the update that finds no row
+        // and the insert that follows.
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in
+            try db.execute(sql: playerSchema)
+            Logged.log.write([])
+            var record = Logged(id: 42, name: "Arthur", score: 7)
+            let score = try record.saveAndFetch(db, selection: [Column("score")]) { try Int.fetchOne($0) }
+            #expect(score == 7)
+            #expect(record.id == 42)
+            let columns = #"["email", "id", "name", "score"]"#
+            #expect(Logged.log.read() == [
+                "willSave", "aroundSave >", "willUpdate \(columns)", "aroundUpdate >",
+                "willInsert", "aroundInsert >", "aroundInsert < 42 id", "didInsert",
+                "aroundSave <", "didSave"])
+            // The row exists now: an update, still inside one save.
+            Logged.log.write([])
+            record.score = 8
+            #expect(try record.saveAndFetch(db, selection: [Column("score")]) { try Int.fetchOne($0) } == 8)
+            #expect(Logged.log.read() == [
+                "willSave", "aroundSave >", "willUpdate \(columns)", "aroundUpdate >", "aroundUpdate <",
+                "didUpdate", "aroundSave <", "didSave"])
+        }
+    }
+
     @Test func failedInsertRunsNoDidCallbacks() throws {
         let test = try TestDatabase()
         try test.dbQueue.write { db in
