@@ -221,6 +221,28 @@ func probeRound2() throws {
         }
     } catch { print("== asc1\nERROR \(error)") }
 
+    // PRG-9, SQL-7: FTS4 options.
+    do {
+        let ftsQueue = try DatabaseQueue()
+        let ftsRecorder = Recorder()
+        try ftsQueue.write { db in
+            db.trace(options: .statement) { event in ftsRecorder.sql.append("\(event)") }
+            try db.create(virtualTable: "doc4", using: FTS4()) { t in
+                t.tokenizer = .porter
+                t.column("author").notIndexed()
+                t.column("body")
+                t.column("lid").asLanguageId()
+                t.compress = "zip"
+                t.uncompress = "unzip"
+                t.matchinfo = "fts3"
+                t.prefixes = [2, 4]
+                t.content = "other"
+            }
+        }
+        print("== prg9")
+        for sql in ftsRecorder.sql where sql.hasPrefix("CREATE") { print(sql) }
+    } catch { print("== prg9\nERROR \(error)") }
+
     // ARG-1
     run("arg1") { db in
         let merged: StatementArguments = ["limit": 10, "offset": 0] &+ ["limit": 50]

@@ -22,16 +22,21 @@ public struct FTS4: VirtualTableModule {
     }
 
     public func moduleArguments(for definition: FTS4TableDefinition, in db: Database) -> [String] {
-        // The language id column is a hidden column of its own, not a column of the list.
-        var arguments = definition.columns.filter { !$0.isLanguageId }.map(\.name.fullTextColumnName)
-        if let tokenizer = definition.tokenizer {
-            arguments.append("tokenize=\(tokenizer.moduleArgument)")
-        }
-        for column in definition.columns where column.isNotIndexed {
-            arguments.append("notindexed=\(column.name.fullTextColumnName)")
+        // As GRDB (PRG-9, SQL-7): each column followed by its `notindexed=` option, then
+        // languageid, tokenize, content, compress, uncompress, matchinfo, prefix. The language
+        // id column is a hidden column of its own, not a column of the list.
+        var arguments: [String] = []
+        for column in definition.columns where !column.isLanguageId {
+            arguments.append(column.name.fullTextColumnName)
+            if column.isNotIndexed {
+                arguments.append("notindexed=\(column.name.fullTextColumnName)")
+            }
         }
         if let column = definition.columns.last(where: \.isLanguageId) {
             arguments.append("languageid=\(column.name.doubleQuotedFTSOption)")
+        }
+        if let tokenizer = definition.tokenizer {
+            arguments.append("tokenize=\(tokenizer.moduleArgument)")
         }
         if let content = definition.content {
             arguments.append("content=\(content.doubleQuotedFTSOption)")
@@ -62,17 +67,19 @@ public struct FTS4: VirtualTableModule {
         let ftsColumns = (["docid"] + columns).map(\.quotedDatabaseIdentifier).joined(separator: ", ")
         let newValues = ([rowID] + columns).map { "new." + $0.quotedDatabaseIdentifier }.joined(separator: ", ")
         let oldRowID = "old." + rowID.quotedDatabaseIdentifier
+        // As GRDB (FTS-1): `.ifNotExists` reaches the triggers, so the call can run again.
+        let createTrigger = definition.configuration.ifNotExists ? "CREATE TRIGGER IF NOT EXISTS" : "CREATE TRIGGER"
         try db.execute(sql: """
-            CREATE TRIGGER \("__\(tableName)_bu".quotedDatabaseIdentifier) BEFORE UPDATE ON \(content) BEGIN
+            \(createTrigger) \("__\(tableName)_bu".quotedDatabaseIdentifier) BEFORE UPDATE ON \(content) BEGIN
                 DELETE FROM \(ftsTable) WHERE docid=\(oldRowID);
             END;
-            CREATE TRIGGER \("__\(tableName)_bd".quotedDatabaseIdentifier) BEFORE DELETE ON \(content) BEGIN
+            \(createTrigger) \("__\(tableName)_bd".quotedDatabaseIdentifier) BEFORE DELETE ON \(content) BEGIN
                 DELETE FROM \(ftsTable) WHERE docid=\(oldRowID);
             END;
-            CREATE TRIGGER \("__\(tableName)_au".quotedDatabaseIdentifier) AFTER UPDATE ON \(content) BEGIN
+            \(createTrigger) \("__\(tableName)_au".quotedDatabaseIdentifier) AFTER UPDATE ON \(content) BEGIN
                 INSERT INTO \(ftsTable)(\(ftsColumns)) VALUES(\(newValues));
             END;
-            CREATE TRIGGER \("__\(tableName)_ai".quotedDatabaseIdentifier) AFTER INSERT ON \(content) BEGIN
+            \(createTrigger) \("__\(tableName)_ai".quotedDatabaseIdentifier) AFTER INSERT ON \(content) BEGIN
                 INSERT INTO \(ftsTable)(\(ftsColumns)) VALUES(\(newValues));
             END;
             """)
