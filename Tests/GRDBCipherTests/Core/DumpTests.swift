@@ -271,12 +271,22 @@ struct DumpTests {
                 UPDATE hero SET power = power * 2 WHERE id = \(1);
                 SELECT power FROM hero WHERE id = 1
                 """, to: output)
-            #expect(output.text == "3\n\n200.0\n")
+            // As GRDB (DMP-1): no empty line between results.
+            #expect(output.text == "3\n200.0\n")
+            // As GRDB (DMP-2): a reader's dump may be called from inside an access.
+            let nested = DumpOutput()
+            try database.dbQueue.dumpSQL("SELECT COUNT(*) FROM hero", to: nested)
+            #expect(nested.text == "3\n")
         }
-        // A read access refuses writes.
-        expectDatabaseError(.SQLITE_READONLY) {
-            try database.dbQueue.dumpSQL("DELETE FROM hero", to: DumpOutput())
-        }
+        // On a queue, the dump of a reader may write, as GRDB (DMP-2).
+        let output = DumpOutput()
+        try database.dbQueue.dumpSQL("CREATE TABLE scratch(a); INSERT INTO scratch VALUES (1); SELECT a FROM scratch", to: output)
+        #expect(output.text == "1\n")
+        // A 16-byte blob that is not UTF-8 is printed as a UUID (DMP-5).
+        let uuid = try #require(UUID(uuidString: "0C2D4E6F-1A3B-4C5D-8E9F-A0B1C2D3E4F5"))
+        let blobs = DumpOutput()
+        try database.dbQueue.dumpSQL("SELECT \(uuid), x'00FF'", to: blobs)
+        #expect(blobs.text == "0C2D4E6F-1A3B-4C5D-8E9F-A0B1C2D3E4F5|X'00FF'\n")
     }
 
     @Test func readersDump() throws {
@@ -327,6 +337,6 @@ struct DumpTests {
         let database = try makeDatabase()
         let output = DumpOutput()
         try database.dbQueue.dumpSQL("SELECT motto FROM guild WHERE motto NOT NULL; SELECT code FROM guild ORDER BY code", format: CountingFormat(), to: output)
-        #expect(output.text == "- Wisdom first\n\n1 rows\n\n- fox\n- owl\n\n2 rows\n")
+        #expect(output.text == "- Wisdom first\n\n1 rows\n- fox\n- owl\n\n2 rows\n")
     }
 }

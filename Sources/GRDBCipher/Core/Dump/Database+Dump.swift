@@ -102,7 +102,7 @@ extension Database {
             if statement.columnCount == 0 {
                 try statement.execute()
             } else {
-                dumpStream.margin()
+                // As GRDB and the sqlite3 shell (DMP-1): results follow one another.
                 try _dump(statement, format: &format, to: &dumpStream)
             }
         }

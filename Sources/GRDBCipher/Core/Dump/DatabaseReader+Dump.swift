@@ -1,4 +1,6 @@
-/// The dump methods of ``Database``, in a read access. See ``Database/dumpContent(format:to:)``.
+/// The dump methods of ``Database``, in a reentrant access, as GRDB: they may be called from
+/// inside another access, and on a queue ``dumpSQL(_:format:to:)`` may run statements that
+/// write (DMP-2). See ``Database/dumpContent(format:to:)``.
 extension DatabaseReader {
     /// Prints the contents of the database: its schema, then the rows of each table.
     ///
@@ -10,7 +12,7 @@ extension DatabaseReader {
     ///   - format: The format of rows.
     ///   - stream: A stream for the output; standard output if nil.
     public func dumpContent(format: some DumpFormat = .debug(), to stream: (any TextOutputStream)? = nil) throws {
-        try read { db in try db.dumpContent(format: format, to: stream) }
+        try unsafeReentrantRead { db in try db.dumpContent(format: format, to: stream) }
     }
 
     /// Prints the results of a request.
@@ -24,7 +26,7 @@ extension DatabaseReader {
     ///   - format: The format of rows.
     ///   - stream: A stream for the output; standard output if nil.
     public func dumpRequest(_ request: some FetchRequest, format: some DumpFormat = .debug(), to stream: (any TextOutputStream)? = nil) throws {
-        try read { db in try db.dumpRequest(request, format: format, to: stream) }
+        try unsafeReentrantRead { db in try db.dumpRequest(request, format: format, to: stream) }
     }
 
     /// Prints the schema of the database.
@@ -35,11 +37,12 @@ extension DatabaseReader {
     ///
     /// - parameter stream: A stream for the output; standard output if nil.
     public func dumpSchema(to stream: (any TextOutputStream)? = nil) throws {
-        try read { db in try db.dumpSchema(to: stream) }
+        try unsafeReentrantRead { db in try db.dumpSchema(to: stream) }
     }
 
-    /// Prints the results of all statements in the provided SQL. The SQL runs in a read
-    /// access: statements that write fail.
+    /// Prints the results of all statements in the provided SQL, in a reentrant access: on a
+    /// ``DatabaseQueue`` its statements may write; on a ``DatabasePool`` it runs in a reader,
+    /// where they fail.
     ///
     /// ```swift
     /// try dbQueue.dumpSQL("SELECT * FROM player ORDER BY id")
@@ -50,7 +53,7 @@ extension DatabaseReader {
     ///   - format: The format of rows.
     ///   - stream: A stream for the output; standard output if nil.
     public func dumpSQL(_ sql: SQL, format: some DumpFormat = .debug(), to stream: (any TextOutputStream)? = nil) throws {
-        try read { db in try db.dumpSQL(sql, format: format, to: stream) }
+        try unsafeReentrantRead { db in try db.dumpSQL(sql, format: format, to: stream) }
     }
 
     /// Prints the contents of the provided tables and views.
@@ -74,6 +77,6 @@ extension DatabaseReader {
         stableOrder: Bool = false,
         to stream: (any TextOutputStream)? = nil) throws
     {
-        try read { db in try db.dumpTables(tables, format: format, tableHeader: tableHeader, stableOrder: stableOrder, to: stream) }
+        try unsafeReentrantRead { db in try db.dumpTables(tables, format: format, tableHeader: tableHeader, stableOrder: stableOrder, to: stream) }
     }
 }

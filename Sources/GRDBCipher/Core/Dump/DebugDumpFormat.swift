@@ -5,8 +5,8 @@ import Foundation
 /// This format may change in future releases: it is not meant for other programs, nor for
 /// tests. On each line, values are separated by `separator` (`|` by default); NULL is printed
 /// as `nullValue` (nothing by default); strings are printed without quotes; reals as SQLite
-/// prints them (`1.5`, `100.0`, `1.0e+300`); blobs as text when they are UTF-8, otherwise in
-/// hexadecimal (`X'00FF'`).
+/// prints them (`1.5`, `100.0`, `1.0e+300`); blobs as text when they are UTF-8, as a UUID when
+/// they have 16 bytes, otherwise in hexadecimal (`X'00FF'`).
 ///
 /// ```swift
 /// // 1|Arthur|500
@@ -57,6 +57,9 @@ extension DebugDumpFormat: DumpFormat {
             case .blob(let data):
                 if let text = String(data: data, encoding: .utf8) {
                     line += text
+                } else if data.count == 16 {
+                    // As GRDB (DMP-5): a 16-byte blob is printed as a UUID.
+                    line += data.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)).uuidString }
                 } else {
                     line += "X'" + DatabaseValue.hexadecimal(data) + "'"
                 }
