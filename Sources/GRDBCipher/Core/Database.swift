@@ -98,7 +98,7 @@ public final class Database {
 
     /// Whether the connection was opened read-only (from the configuration, read once: the
     /// configuration is a large value).
-    private let opensReadOnly: Bool
+    private var opensReadOnly: Bool
 
     /// Whether writes are forbidden now: a read-only connection, or a read-only section.
     var isReadOnly: Bool { opensReadOnly || readOnlyDepth > 0 }
@@ -506,9 +506,16 @@ public final class Database {
 
     // MARK: - Read-only sections
 
+    /// Makes the connection read-only for the rest of its life (`PRAGMA query_only`), as if it
+    /// had been opened read-only: a read-only copy, once it is written.
+    func becomeReadOnly() throws {
+        try fetchStatement(sql: "PRAGMA query_only = 1").execute()
+        opensReadOnly = true
+    }
+
     /// Runs `block` with writes forbidden (`PRAGMA query_only`).
     public func readOnly<T>(_ block: () throws -> T) throws -> T {
-        if configuration.readonly { return try block() }
+        if opensReadOnly { return try block() }
         if readOnlyDepth == 0 {
             try fetchStatement(sql: "PRAGMA query_only = 1").execute()
         }

@@ -9,7 +9,8 @@ extension DatabaseQueue {
     /// ```
     ///
     /// `configuration` opens the file (read-only) and the copy: its `prepareDatabase` gives an
-    /// encrypted file its key. The content of the copy stays in memory.
+    /// encrypted file its key. The content of the copy stays in memory. With
+    /// `configuration.readonly`, the copy refuses writes.
     public static func inMemoryCopy(fromPath path: String, configuration: Configuration = Configuration()) throws -> DatabaseQueue {
         try copy(fromPath: path, configuration: configuration, onDisk: false) { copyConfiguration in
             try DatabaseQueue(configuration: copyConfiguration)
@@ -59,6 +60,11 @@ extension DatabaseQueue {
                     + "a temporary copy of an encrypted database must be encrypted too")
         }
         try source.backup(to: copy)
+        if configuration.readonly {
+            // As GRDB (COPY-1): a read-only configuration gives a copy that refuses writes,
+            // once the backup has written it.
+            try copy.writer.reentrantSync { try $0.becomeReadOnly() }
+        }
         return copy
     }
 }

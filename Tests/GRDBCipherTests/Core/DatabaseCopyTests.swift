@@ -41,10 +41,17 @@ struct DatabaseCopyTests {
         let copy = try DatabaseQueue.temporaryCopy(fromPath: test.path, configuration: config)
         #expect(copy.configuration.label == "Copy")
         #expect(try copy.read { try Int.fetchOne($0, sql: "SELECT half(population) FROM city WHERE name = 'Nantes'") } == 160000)
-        // A read-only configuration opens a copy that is still written by the copy itself.
+        // A read-only configuration gives copies that refuse writes once made, before and
+        // after reads, as GRDB (COPY-1).
         config.readonly = true
-        let readOnlySource = try DatabaseQueue.inMemoryCopy(fromPath: test.path, configuration: config)
-        #expect(try readOnlySource.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM city") } == 2)
+        let inMemory = try DatabaseQueue.inMemoryCopy(fromPath: test.path, configuration: config)
+        let temporary = try DatabaseQueue.temporaryCopy(fromPath: test.path, configuration: config)
+        for readOnlyCopy in [inMemory, temporary] {
+            expectDatabaseError(.SQLITE_READONLY) { try readOnlyCopy.writeWithoutTransaction { try $0.execute(sql: "DELETE FROM city") } }
+            #expect(try readOnlyCopy.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM city") } == 2)
+            expectDatabaseError(.SQLITE_READONLY) { try readOnlyCopy.writeWithoutTransaction { try $0.execute(sql: "DELETE FROM city") } }
+            #expect(try readOnlyCopy.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM city") } == 2)
+        }
     }
 
     @Test func aMissingFileIsAnError() throws {
