@@ -829,14 +829,19 @@ final class ConnectionHooks {
             entries.removeAll { $0.extent == .nextTransaction }
         }
         notifyingDepth += 1
-        notifying {
-            forEachUnretained(notified) { entry in
-                if entry.isHeld {
-                    entry.heldObserverDidEnd(end, database)
-                } else if let observer = entry.weakObserver {
-                    observer.databaseDidEnd(end, database)
-                } else {
-                    someAreGone = true
+        // Observers hear of the end of the transaction even when the task of the access was
+        // cancelled meanwhile: their fetches and writes are not refused (an observation that
+        // fetches after a commit would otherwise fail).
+        database.exemptFromCancellation {
+            notifying {
+                forEachUnretained(notified) { entry in
+                    if entry.isHeld {
+                        entry.heldObserverDidEnd(end, database)
+                    } else if let observer = entry.weakObserver {
+                        observer.databaseDidEnd(end, database)
+                    } else {
+                        someAreGone = true
+                    }
                 }
             }
         }

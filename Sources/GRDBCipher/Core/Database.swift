@@ -427,7 +427,15 @@ public final class Database {
     /// between the calls that tell the hooks the statement starts and ends.
     @inline(__always)
     func executeSteps(of statement: Statement, _ step: (SQLiteStatement) throws -> CInt) throws {
-        let execution = try statementWillRun(statement)
+        let execution: ConnectionHooks.Execution?
+        do {
+            execution = try statementWillRun(statement)
+        } catch {
+            // Refused before it ran (a cancelled task, an aborted transaction): the values
+            // bound for it do not stay in the statement either.
+            statement.finishRun()
+            throw error
+        }
         defer { if !statement.effects.isEmpty { noticeEffects(of: statement) } }
         let code = try step(statement.sqliteStatement)
         var error: (any Error)?

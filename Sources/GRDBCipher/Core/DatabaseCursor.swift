@@ -75,7 +75,12 @@ final class StatementStepper {
         let layout = try adapter?._layout(from: _RowLayout(columnNames: statement.columnNames))
         try statement.prepareIteration(arguments: arguments)
         // Before the handle is read: the hooks may prepare the statement again.
-        execution = try statement.database.statementWillRun(statement)
+        do {
+            execution = try statement.database.statementWillRun(statement)
+        } catch {
+            statement.finishRun()
+            throw error
+        }
         self.statement = statement
         self.sqliteStatement = statement.sqliteStatement
         let liveRow = Row(statement: statement)

@@ -166,74 +166,87 @@ extension DatabaseWriter {
 /// `CancellationError`.
 func awaitAccess<T: Sendable>(
     _ body: @Sendable (Database) throws -> T,
-    scheduledBy schedule: (@escaping @Sendable (Result<Database, any Error>) -> Void) -> Void) async throws -> T
+    scheduledBy schedule: @escaping (@escaping @Sendable (Result<Database, any Error>) -> Void) -> Void) async throws -> T
 {
     try Task.checkCancellation()
     let cancellation = AccessCancellation()
-    let executor = AccessExecutor()
-    let access = AccessActor(executor: executor)
-    return try await withTaskCancellationHandler {
-        let db = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<UncheckedSendable<Database>, any Error>) in
-            schedule { dbResult in
-                switch dbResult {
-                case .failure(let error):
-                    continuation.resume(throwing: error)
-                case .success(let db):
-                    continuation.resume(returning: UncheckedSendable(db))
-                    // The connection stays in this access until the task says it is done.
-                    executor.runJobs()
+    if #available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, *) {
+        let access = AccessActor(executor: AccessExecutor(schedule: UncheckedSendable(schedule)))
+        return try await withTaskCancellationHandler {
+            try await access.run(cancellation: cancellation, body)
+        } onCancel: {
+            cancellation.cancel()
+        }
+    }
+    // Without custom actor executors: the closure runs on the queue, outside the task.
+    return try await withoutActuallyEscaping(body) { body in
+        let holder = ClosureHolder(body)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                schedule { dbResult in
+                    let result = Result<T, any Error> {
+                        let body = holder.take()
+                        let db = try dbResult.get()
+                        return try cancellation.run(body, in: db)
+                    }
+                    continuation.resume(with: result)
                 }
             }
+        } onCancel: {
+            cancellation.cancel()
         }
-        defer { executor.finish() }
-        return try await access.run(db, cancellation: cancellation, body)
-    } onCancel: {
-        cancellation.cancel()
     }
 }
 
-/// The executor of one async access: the jobs of the calling task run on the connection's
-/// queue, inside the block that holds the connection (``runJobs()``), until ``finish()``.
+/// The executor of one async access. The calling task enters the access actor with one job:
+/// the executor schedules the access with it, and runs it inside the block that holds the
+/// connection, on the connection's queue, with the connection at hand. The access never waits
+/// for a thread of the task pool, and the pool never waits for the connection.
 ///
-/// `@unchecked Sendable`: `jobs` and `finished` are guarded by `condition`.
+/// `@unchecked Sendable`: `scheduled` is guarded by `lock`; `dbResult` is set by the block
+/// that runs the job, before it runs it, and only read by that job.
+@available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, *)
 private final class AccessExecutor: SerialExecutor, @unchecked Sendable {
-    private let condition = NSCondition()
-    private var jobs: [UnownedJob] = []
-    private var finished = false
+    private let schedule: UncheckedSendable<(@escaping @Sendable (Result<Database, any Error>) -> Void) -> Void>
+    private let lock = NSLock()
+    private var scheduled = false
+    private var dbResult: Result<Database, any Error>?
+
+    init(schedule: UncheckedSendable<(@escaping @Sendable (Result<Database, any Error>) -> Void) -> Void>) {
+        self.schedule = schedule
+    }
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        condition.lock()
-        jobs.append(job)
-        condition.signal()
-        condition.unlock()
-    }
-
-    /// Runs the jobs of the task on the current thread (the connection's queue) until
-    /// ``finish()`` is called.
-    func runJobs() {
-        while true {
-            condition.lock()
-            while jobs.isEmpty && !finished { condition.wait() }
-            if jobs.isEmpty {
-                condition.unlock()
-                return
-            }
-            let job = jobs.removeFirst()
-            condition.unlock()
-            job.runSynchronously(on: asUnownedSerialExecutor())
+        let executor = asUnownedSerialExecutor()
+        let first: Bool = lock.withLock {
+            defer { scheduled = true }
+            return !scheduled
+        }
+        guard first else {
+            // Not expected: the access is one job. Run it anyway, off the connection.
+            DispatchQueue.global().async { job.runSynchronously(on: executor) }
+            return
+        }
+        schedule.value { dbResult in
+            self.dbResult = dbResult
+            job.runSynchronously(on: executor)
         }
     }
 
-    func finish() {
-        condition.lock()
-        finished = true
-        condition.signal()
-        condition.unlock()
+    /// The connection of the access, in the job that the block holding it runs.
+    func takeDatabase() throws -> Database {
+        guard let dbResult else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "async access without a connection")
+        }
+        self.dbResult = nil
+        return try dbResult.get()
     }
 }
 
-/// The actor an async access runs its closure on: its executor is the connection's queue.
+/// The actor an async access runs its closure on, in the calling task (task-local values,
+/// `Task.isCancelled`): its executor runs it on the connection's queue.
+@available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, *)
 private actor AccessActor {
     nonisolated let executor: AccessExecutor
 
@@ -245,19 +258,9 @@ private actor AccessActor {
         self.executor = executor
     }
 
-    func run<T: Sendable>(
-        _ db: UncheckedSendable<Database>, cancellation: AccessCancellation,
-        _ body: @Sendable (Database) throws -> T) throws -> T
-    {
-        let db = db.value
-        guard cancellation.start(db) else { throw CancellationError() }
-        defer { cancellation.end() }
-        do {
-            return try body(db)
-        } catch {
-            if cancellation.isCancelled { throw CancellationError() }
-            throw error
-        }
+    /// Synchronous: the whole access is the one job the executor runs with the connection.
+    func run<T: Sendable>(cancellation: AccessCancellation, _ body: @Sendable (Database) throws -> T) throws -> T {
+        try cancellation.run(body, in: executor.takeDatabase())
     }
 }
 
@@ -283,6 +286,31 @@ final class AccessCancellation: @unchecked Sendable {
     /// be interrupted.
     private var interruptsStatements: Bool {
         lock.withLock { cancelled && exemptDepth == 0 }
+    }
+
+    /// Runs the closure of the access in `db`: not at all when the task was cancelled before;
+    /// a transaction the closure left open after the cancellation (its COMMIT refused) is
+    /// rolled back; an error after the cancellation is `CancellationError`.
+    func run<T>(_ body: (Database) throws -> T, in db: Database) throws -> T {
+        guard start(db) else { throw CancellationError() }
+        defer { end() }
+        let wasInsideTransaction = db.isInsideTransaction
+        do {
+            let value = try body(db)
+            if isCancelled && !wasInsideTransaction && db.isInsideTransaction {
+                db.exemptFromCancellation { db.endTransactionForcibly() }
+                throw CancellationError()
+            }
+            return value
+        } catch {
+            if isCancelled {
+                if !wasInsideTransaction && db.isInsideTransaction {
+                    db.exemptFromCancellation { db.endTransactionForcibly() }
+                }
+                throw CancellationError()
+            }
+            throw error
+        }
     }
 
     /// Marks the access as running in `db`; false if it was cancelled already.

@@ -111,7 +111,8 @@ final class SerializedDatabase: @unchecked Sendable {
     /// The initial fetch of an observation of a pool runs in the writer: a write from it
     /// would be reentrant. It throws, rather than the fatal error of reentrant accesses (OBS-5).
     func checkNotStartingPoolObservation() throws {
-        if db.startsPoolObservation && onQueue {
+        // `onQueue` first: the flag is only read on the connection's queue.
+        if onQueue && db.startsPoolObservation {
             throw DatabaseError(
                 resultCode: .SQLITE_MISUSE,
                 message: "a ValueObservation of a DatabasePool can not write from its initial fetch (it runs in the writer connection)")

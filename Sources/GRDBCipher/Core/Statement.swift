@@ -277,9 +277,9 @@ public final class Statement {
         bindingsCleared = false
     }
 
-    /// Resets the statement after a run, and clears its bindings, as GRDB: a value bound for
-    /// one run (a token, personal data) does not linger in the statement, outside the
-    /// encrypted file, while it waits in a cache (STM-4).
+    /// Resets the statement after a run, and clears its bindings, as GRDB (STM-4): SQLite's
+    /// copy of a value bound for one run (a token, personal data) does not wait in a cached
+    /// statement for its next run. (``arguments`` keeps the Swift values, as in GRDB.)
     func finishRun() {
         sqlite3_reset(sqliteStatement)
         if parameterCount > 0 {

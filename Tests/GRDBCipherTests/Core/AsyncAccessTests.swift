@@ -17,6 +17,11 @@ private func writers() throws -> [(String, any DatabaseWriter, AnyObject)] {
     return [("queue", queue.dbQueue, queue), ("pool", pool.dbPool, pool)]
 }
 
+/// A synchronous write, called from a task: it blocks a thread of the task pool.
+private func blockingInsert(_ dbQueue: DatabaseQueue, _ value: Int) throws {
+    try dbQueue.write { try $0.execute(sql: "INSERT INTO t VALUES (?)", arguments: [value]) }
+}
+
 @Suite("Async accesses")
 struct AsyncAccessTests {
     @Test func closuresSeeTheTaskLocalValuesOfTheCaller() async throws {
@@ -189,5 +194,46 @@ struct AsyncAccessTests {
             #expect(try await writer.read { try Int.fetchAll($0, sql: "SELECT a FROM t ORDER BY a") } == [1, 2, 5], "\(name)")
             #expect(try await writer.read { try $0.tableExists("v") } == false, "\(name)")
         }
+    }
+
+    @Test func aCancelledUserTransactionIsRolledBack() async throws {
+        for (name, writer, _) in try writers() {
+            try await writer.write { try $0.execute(sql: "CREATE TABLE t(a)") }
+            // The COMMIT is refused: the access rolls the transaction back and throws, instead
+            // of leaving it open (a fatal error).
+            let task = Task {
+                try await writer.writeWithoutTransaction { db in
+                    try db.execute(sql: "BEGIN")
+                    try db.execute(sql: "INSERT INTO t VALUES (1)")
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    try? db.execute(sql: "COMMIT")
+                }
+            }
+            await #expect(throws: CancellationError.self, "\(name)") { try await task.value }
+            #expect(try await writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM t") } == 0, "\(name)")
+        }
+    }
+
+    @Test func asyncAccessesDoNotNeedTheTaskPoolToEnd() async throws {
+        // The connection's queue never waits for a thread of the task pool: async accesses
+        // complete while tasks block every thread of the pool in synchronous accesses.
+        let test = try TestDatabase()
+        let dbQueue = test.dbQueue
+        try await dbQueue.write { try $0.execute(sql: "CREATE TABLE t(a)") }
+        let blockers = 4 * ProcessInfo.processInfo.activeProcessorCount
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<blockers {
+                group.addTask {
+                    if index.isMultiple(of: 2) {
+                        // A synchronous access, which blocks its thread of the pool.
+                        try blockingInsert(dbQueue, index)
+                    } else {
+                        try await dbQueue.write { try $0.execute(sql: "INSERT INTO t VALUES (?)", arguments: [index]) }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try await dbQueue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM t") } == blockers)
     }
 }

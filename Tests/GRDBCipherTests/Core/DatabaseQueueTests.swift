@@ -309,4 +309,18 @@ struct QueueIdentityTests {
         try pool.dbPool.write { try $0.execute(sql: "CREATE TABLE t(a); INSERT INTO t VALUES (1)") }
         #expect(try pool.dbPool.read { try Int.fetchOne($0, sql: "SELECT a FROM t") } == 1)
     }
+
+    @Test func foreignValuesUnderTheKeyAreNotOurs() {
+        // Deterministic: a queue whose value under the process-wide key is another identity
+        // is not the connection's queue.
+        let ours = QueueIdentity()
+        let other = QueueIdentity()
+        let queue = DispatchQueue(label: "QueueIdentityTests")
+        queue.setSpecific(key: QueueIdentity.connectionKey, value: other)
+        queue.sync {
+            #expect(!ours.isCurrent(QueueIdentity.connectionKey))
+            #expect(other.isCurrent(QueueIdentity.connectionKey))
+        }
+        #expect(!other.isCurrent(QueueIdentity.connectionKey))
+    }
 }

@@ -68,7 +68,9 @@ struct StatementRunTests {
             // A cursor's statement too, once the cursor is done.
             let select = try db.makeStatement(sql: "SELECT token FROM secret WHERE token = ?")
             #expect(try String.fetchAll(select, arguments: ["s3cr3t"]).count == 2)
-            #expect(sqlite3_bind_parameter_count(select.sqliteStatement) == 1)
+            // Its binding is cleared: the raw statement matches no row (token = NULL).
+            #expect(sqlite3_step(select.sqliteStatement) == SQLITE_DONE)
+            sqlite3_reset(select.sqliteStatement)
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM secret") == 3)
             #expect(try String.fetchAll(select).count == 2)
         }
