@@ -8,7 +8,10 @@ import Foundation
 // Round 2 of the compatibility findings (shared/findings/grdb-behaviour-gaps-2.md): the shapes
 // they touch, printed the same way as the rest of the probe.
 
-struct Shelf8: TableRecord { static let databaseTableName = "shelf8" }
+struct Shelf8: TableRecord {
+    static let databaseTableName = "shelf8"
+    static let notes = hasMany(Note8.self, using: ForeignKey(["shelfId"]))
+}
 struct Note8: TableRecord, FetchableRecord {
     static let databaseTableName = "note8"
     var row: Row
@@ -122,6 +125,11 @@ func probeRound2() throws {
     }
     run("mod2-groupByPrimaryKeyComposite") { db in
         try Row.fetchAll(db, Table("pair8").select(Column("v")).groupByPrimaryKey()).map(\.description)
+    }
+
+    // ASC-3
+    run("asc3-includingAllInsideJoin") { db in
+        try Row.fetchAll(db, Note8.joining(optional: Note8.shelf.including(all: Shelf8.notes.order(Column("id")))).order(Column("id"))).map(\.debugDescription)
     }
 
     // SQL-1 .. SQL-6

@@ -33,17 +33,20 @@ extension SQLQuery {
             }
         }
         for (joinIndex, join) in joins.enumerated() where join.relation.prefetchesInTree {
-            guard join.isIncluded else {
+            // A relation joined without being included has no scope: as GRDB (ASC-3), its
+            // prefetched rows go to the rows of the nearest included ancestor, these rows.
+            let attachesToRows = !join.isIncluded
+            if attachesToRows && !join.condition.isForeignKey {
                 throw DatabaseError(
                     resultCode: .SQLITE_MISUSE,
-                    message: "including(all:) is not supported inside an association that is joined without being included:"
+                    message: "including(all:) is not supported inside a common table expression that is joined without being included:"
                         + " include \(join.key.quotedDatabaseIdentifier) with including(required:) or including(optional:)")
             }
             var parents: [Row] = []
             var scopes: [Row] = []
             var rootRows: [Row] = []
             for (index, row) in rows.enumerated() {
-                guard let scope = row.scope(named: join.key) else { continue }
+                guard let scope = attachesToRows ? row : row.scope(named: join.key) else { continue }
                 parents.append(row)
                 scopes.append(scope)
                 rootRows.append(chain?.rootRows[index] ?? row)
@@ -64,6 +67,7 @@ extension SQLQuery {
                 next = PrefetchChain(rootRows: scopes, rootQuery: join.relation, steps: [])
             }
             try join.relation.prefetch(db, into: scopes, chain: next)
+            if attachesToRows { continue }
             for (parent, scope) in zip(parents, scopes) {
                 parent.scopePrefetches[join.key] = Row.PrefetchedScope(entries: scope.prefetchedEntries, scopes: scope.scopePrefetches)
             }

@@ -187,13 +187,27 @@ struct AssociationRefinementTests {
         }
     }
 
-    @Test func includingAllInsideAJoinedAssociationThrows() throws {
+    @Test func includingAllInsideAJoinedAssociation() throws {
+        // As GRDB (ASC-3): the prefetch is keyed on the fetched rows through the join, and
+        // its rows go to the nearest included ancestor, the book row itself.
         try withBooks { db, _ throws in
-            // The joined author's columns are not fetched: there is no key to prefetch with.
-            let error = expectDatabaseError(.SQLITE_MISUSE) {
-                _ = try ARBook.joining(required: ARBook.author.including(all: ARAuthor.prizes)).fetchAll(db)
+            let recorder = SQLRecorder()
+            recorder.record(db)
+            let request = ARBook.joining(optional: ARBook.author.including(all: ARAuthor.prizes.order(Column("id")))).filter(key: 2)
+            let row = try #require(try Row.fetchOne(db, request))
+            #expect(row.scopes.isEmpty)
+            #expect(row.prefetchedRows["prizes"]?.map { $0["name"] as String } == ["Nobel"])
+            struct BookWithPrizes: Decodable, FetchableRecord {
+                var book: ARBook
+                var prizes: [ARPrize]
             }
-            #expect(error?.message?.contains("including(all:) is not supported inside an association that is joined without being included") == true)
+            let info = try request.asRequest(of: BookWithPrizes.self).fetchOne(db)
+            #expect(info?.prizes.map(\.name) == ["Nobel"])
+            let all = try ARBook.joining(required: ARBook.author.including(all: ARAuthor.prizes.order(Column("id")))).order(Column("id"))
+                .asRequest(of: BookWithPrizes.self).fetchAll(db)
+            #expect(all.map(\.book.id) == [1, 2, 3, 5])
+            #expect(all.map { $0.prizes.map(\.name) } == [["Goncourt", "Ibsen"], ["Nobel"], ["Goncourt", "Ibsen"], []])
+            #expect(recorder.dataSQL.contains(#"SELECT "prize".*, "author"."id" AS "grdb_id" FROM "prize" JOIN "author" ON ("author"."id" = "prize"."authorId") AND ("author"."id" = ?) ORDER BY "prize"."id""#))
         }
     }
 
