@@ -34,17 +34,22 @@ extension NSNull: DatabaseValueConvertible {
     /// NULL.
     public var databaseValue: DatabaseValue { .null }
 
-    /// An `NSNull` for NULL, nil for other values.
+    /// Always nil, as GRDB (VAL-3): NULL is decoded as nil.
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Self? {
-        dbValue.isNull ? NSNull() as? Self : nil
+        nil
     }
 }
 
 extension NSNumber: DatabaseValueConvertible {
-    /// An INTEGER or a REAL, as the number holds; a decimal number is stored as a `Decimal`.
+    /// An INTEGER or a REAL, as the number holds. As GRDB (VAL-3), an `NSDecimalNumber` is an
+    /// INTEGER when it is a whole number that fits `Int64`, a REAL otherwise.
     public var databaseValue: DatabaseValue {
         if let decimal = self as? NSDecimalNumber {
-            return decimal.decimalValue.databaseValue
+            let int64 = decimal.int64Value
+            if Decimal(int64) == decimal.decimalValue {
+                return int64.databaseValue
+            }
+            return decimal.doubleValue.databaseValue
         }
         switch String(cString: objCType) {
         case "f", "d":
@@ -65,6 +70,11 @@ extension NSNumber: DatabaseValueConvertible {
         switch dbValue.storage {
         case .int64(let int64): return NSNumber(value: int64) as? Self
         case .double(let double): return NSNumber(value: double) as? Self
+        case .string(let string):
+            // As GRDB (VAL-3): text is parsed as a decimal number.
+            guard let decimal = Decimal(string: string, locale: Locale(identifier: "en_US_POSIX")),
+                  !decimal.isNaN else { return nil }
+            return NSDecimalNumber(decimal: decimal) as? Self
         default: return nil
         }
     }

@@ -322,8 +322,17 @@ struct DatabaseValueConvertibleTests {
         #expect(NSDate.fromDatabaseValue("1970-01-01 00:00:10".databaseValue)?.timeIntervalSince1970 == 10)
         #expect(NSData.fromDatabaseValue(Data([9]).databaseValue)?.count == 1)
         #expect(NSUUID.fromDatabaseValue(uuid.databaseValue)?.uuidString == uuid.uuidString)
-        #expect(NSNull.fromDatabaseValue(.null) != nil)
+        // As GRDB (VAL-3): NSNull never decodes; NSDecimalNumber is stored as a number;
+        // NSNumber decodes from text.
+        #expect(NSNull.fromDatabaseValue(.null) == nil)
         #expect(NSNull.fromDatabaseValue(1.databaseValue) == nil)
+        #expect(NSDecimalNumber(string: "12").databaseValue == 12.databaseValue)
+        #expect(NSDecimalNumber(string: "12").databaseValue.storage == .int64(12))
+        #expect(NSDecimalNumber(string: "12.5").databaseValue == 12.5.databaseValue)
+        #expect(NSNumber.fromDatabaseValue("0.25".databaseValue) == NSDecimalNumber(string: "0.25"))
+        #expect(NSNumber.fromDatabaseValue("abc".databaseValue) == nil)
+        let textTest = try TestDatabase()
+        #expect(try textTest.dbQueue.read { try NSNumber.fetchOne($0, sql: "SELECT '0.25'") } == NSDecimalNumber(string: "0.25"))
         #expect(CGFloat.fromDatabaseValue(2.databaseValue) == 2)
 
         // In rows and arguments built from Foundation objects.
