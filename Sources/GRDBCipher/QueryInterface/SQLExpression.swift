@@ -331,6 +331,14 @@ extension SQLExpression {
     /// The column compared for equality with a non-NULL value, if the expression is such a
     /// comparison on a column of the request's table (`"id" = ?`).
     func equalityColumn(alias: TableAliasBase) -> String? {
+        // `"id" IS NULL` too: as GRDB (SQL-7), a unique key tested against NULL needs no LIMIT.
+        if case let .binary(.is, lhs, rhs) = kind, rhs.isNullValue {
+            switch lhs.kind {
+            case .column(let name): return name
+            case let .qualifiedColumn(name, columnAlias) where columnAlias === alias: return name
+            default: return nil
+            }
+        }
         guard case let .binary(.equal, lhs, rhs) = kind else { return nil }
         func column(_ expression: SQLExpression) -> String? {
             switch expression.kind {

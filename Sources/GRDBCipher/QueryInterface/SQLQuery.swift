@@ -201,7 +201,8 @@ struct SQLQuery: Sendable {
         if grouping == nil, !selection.isEmpty, selection.allSatisfy(\.isAggregate) {
             return nil
         }
-        if grouping == nil, ctes.isEmpty, try filtersUniqueKey(db) {
+        // With joins, a key filter keeps LIMIT 1, as GRDB (PRG-3): a join can repeat the row.
+        if grouping == nil, ctes.isEmpty, !hasJoins, try filtersUniqueKey(db) {
             return nil
         }
         return (1, nil)
@@ -220,7 +221,10 @@ struct SQLQuery: Sendable {
 
     /// `SELECT COUNT(*) ...` for this query.
     func countSQL(_ context: inout SQLGenerationContext) throws -> String {
-        if limit == nil, !isAggregate, ctes.isEmpty {
+        // As GRDB, joins (PRG-4) and aliased selections that a filter may refer to (CNT-1)
+        // are counted through a subquery.
+        let selectsAliases = selection.contains { if case .aliased = $0.kind { return true } else { return false } }
+        if limit == nil, !isAggregate, ctes.isEmpty, !hasJoins, !selectsAliases {
             if !isDistinct {
                 return try sql(&context, Clauses(selection: "COUNT(*)", includesOrdering: false))
             }
