@@ -139,6 +139,9 @@ public struct SQLExpression: SQLSpecificExpressible, Sendable {
         /// The name of a table in the statement: the alias's name (nil: the request's table),
         /// as in the full-text `"document" MATCH ?`.
         case table(TableAliasBase?)
+        /// Whether the row of an aliased table exists (``TableAlias/exists``): its primary key
+        /// is not NULL (`negated`: is NULL), written once the table is known.
+        case aliasExists(TableAliasBase, negated: Bool)
     }
 
     enum UnaryOperator: String, Sendable {
@@ -238,7 +241,7 @@ extension SQLExpression {
     /// Whether the expression aggregates rows (COUNT, MAX…), or might (raw SQL).
     var mayAggregate: Bool {
         switch kind {
-        case .value, .column, .qualifiedColumn, .detachedColumn, .exists, .subquery, .inSubquery, .inTable, .table:
+        case .value, .column, .qualifiedColumn, .detachedColumn, .exists, .subquery, .inSubquery, .inTable, .table, .aliasExists:
             return false
         case .literal:
             return true
@@ -291,7 +294,7 @@ extension SQLExpression {
         switch kind {
         case .column(let name):
             return SQLExpression(.qualifiedColumn(name, alias))
-        case .value, .qualifiedColumn, .detachedColumn, .literal, .exists, .subquery, .countAll, .constant:
+        case .value, .qualifiedColumn, .detachedColumn, .literal, .exists, .subquery, .countAll, .constant, .aliasExists:
             return self
         case .table(let tableAlias):
             return tableAlias == nil ? SQLExpression(.table(alias)) : self
@@ -360,6 +363,35 @@ extension SQLExpression {
 // MARK: - Building expressions
 
 extension SQLExpression {
+    /// The test of ``TableAlias/exists``, as GRDB writes it (ASC-7, PRG-5): the integer primary
+    /// key (`"author"."id" IS NOT NULL`), the rowid of a table with another key, each column of
+    /// a `WITHOUT ROWID` key, the key a schema source gives a view, or every column of a view.
+    static func existenceTest(of alias: TableAliasBase, negated: Bool, _ db: Database, tableName: String?) throws -> SQLExpression {
+        var columns = [Column.rowID.name]
+        if let tableName {
+            if try db.viewExists(tableName) {
+                if let primaryKey = try? db.primaryKey(tableName), !primaryKey.columns.isEmpty {
+                    columns = primaryKey.columns
+                } else {
+                    columns = try db.columns(in: tableName).map(\.name)
+                }
+            } else if try db.tableExists(tableName) {
+                let primaryKey = try db.primaryKey(tableName)
+                if let rowIDColumn = primaryKey.rowIDColumn {
+                    columns = [rowIDColumn]
+                } else if try !db.tableHasRowID(tableName) {
+                    columns = primaryKey.columns
+                }
+            }
+        }
+        let tests = columns.map {
+            SQLExpression(.binary(negated ? .is : .isNot, SQLExpression(.qualifiedColumn($0, alias)), .null))
+        }
+        return .associative(.and, tests)
+    }
+}
+
+extension SQLExpression {
     /// A comparison, with `= NULL` turned into `IS NULL` as GRDB does.
     static func compare(_ op: BinaryOperator, _ lhs: SQLExpression, _ rhs: SQLExpression) -> SQLExpression {
         switch op {
@@ -416,6 +448,8 @@ extension SQLExpression {
             return SQLExpression(.inTable(expression, table, negated: !negated))
         case let .exists(subquery, negated):
             return SQLExpression(.exists(subquery, negated: !negated))
+        case let .aliasExists(alias, negated):
+            return SQLExpression(.aliasExists(alias, negated: !negated))
         default:
             break
         }
@@ -591,6 +625,9 @@ extension SQLExpression {
         case let .collated(expression, collation):
             let sql = try "\(expression.sql(&context, wrapped: true)) COLLATE \(collation)"
             return wrapped ? "(\(sql))" : sql
+        case let .aliasExists(alias, negated):
+            let test = try Self.existenceTest(of: alias, negated: negated, context.db, tableName: context.tableName(of: alias))
+            return try test.sql(&context, wrapped: wrapped)
         case .table(let alias):
             guard let alias = alias ?? context.currentAlias, let name = context.resolvedName(of: alias) else {
                 throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "a full-text match needs the table of a request")

@@ -95,10 +95,10 @@ public final class TableAlias<RowDecoder>: TableAliasBase, @unchecked Sendable {
         super.init(userName: name)
     }
 
-    /// An expression that tests whether the aliased table's row exists (its rowid is not NULL),
-    /// useful with `LEFT JOIN`.
+    /// An expression that tests whether the aliased table's row exists (its primary key is
+    /// not NULL), useful with `LEFT JOIN`: `"author"."id" IS NOT NULL`.
     public var exists: SQLExpression {
-        SQLExpression.compare(.notEqual, self[Column.rowID], .null)
+        SQLExpression(.aliasExists(self, negated: false))
     }
 }
 

@@ -51,3 +51,47 @@ struct CountAndLimitTests {
         }
     }
 }
+
+private struct Person: TableRecord {
+    static let databaseTableName = "person"
+    static let passport = hasOne(Passport.self)
+    static let badge = hasOne(Badge.self)
+}
+
+private struct Passport: TableRecord {
+    static let databaseTableName = "passport"
+}
+
+private struct Badge: TableRecord {
+    static let databaseTableName = "badge"
+}
+
+@Suite("TableAlias.exists")
+struct TableAliasExistsTests {
+    @Test func existenceTestsThePrimaryKey() throws {
+        // ASC-7, PRG-5: the key of the table, as GRDB, not always the rowid.
+        let schema = """
+            CREATE TABLE person(id INTEGER PRIMARY KEY);
+            CREATE TABLE passport(id INTEGER PRIMARY KEY, personId INTEGER REFERENCES person(id));
+            CREATE TABLE badge(personId INTEGER REFERENCES person(id), code TEXT, PRIMARY KEY (personId, code)) WITHOUT ROWID;
+            INSERT INTO person VALUES (1), (2);
+            INSERT INTO passport VALUES (10, 1);
+            INSERT INTO badge VALUES (2, 'x');
+            """
+        try withRecordedDatabase(schema) { (db: Database, recorder: SQLRecorder) throws in
+            let passport = TableAlias<Passport>()
+            let withPassport = try Int64.fetchAll(db, Person.select(Column("id")).joining(optional: Person.passport.aliased(passport)).filter(passport.exists))
+            let withoutPassport = try Int64.fetchAll(db, Person.select(Column("id")).joining(optional: Person.passport.aliased(passport)).filter(!passport.exists))
+            #expect(withPassport == [1])
+            #expect(withoutPassport == [2])
+            let badge = TableAlias<Badge>()
+            let withBadge = try Int64.fetchAll(db, Person.select(Column("id")).joining(optional: Person.badge.aliased(badge)).filter(badge.exists))
+            #expect(withBadge == [2])
+            #expect(recorder.dataSQL == [
+                #"SELECT "person"."id" FROM "person" LEFT JOIN "passport" ON "passport"."personId" = "person"."id" WHERE "passport"."id" IS NOT NULL"#,
+                #"SELECT "person"."id" FROM "person" LEFT JOIN "passport" ON "passport"."personId" = "person"."id" WHERE "passport"."id" IS NULL"#,
+                #"SELECT "person"."id" FROM "person" LEFT JOIN "badge" ON "badge"."personId" = "person"."id" WHERE ("badge"."personId" IS NOT NULL) AND ("badge"."code" IS NOT NULL)"#,
+            ])
+        }
+    }
+}
