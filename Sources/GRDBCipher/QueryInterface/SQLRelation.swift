@@ -246,7 +246,8 @@ extension SQLQuery {
                     try terms.map { try $0.sql(&context) }
                 }
             }
-            parts += try relation.joinedOrderingTerms(&context, reversed: reversed)
+            // A reversed association reverses the associations it includes too (ASC-5).
+            parts += try relation.joinedOrderingTerms(&context, reversed: relation.isReversed != reversed)
         }
         return parts
     }

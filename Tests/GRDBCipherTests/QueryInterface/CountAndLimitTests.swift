@@ -95,3 +95,39 @@ struct TableAliasExistsTests {
         }
     }
 }
+
+private struct Room: TableRecord {
+    static let databaseTableName = "room"
+}
+
+private struct Shelf: TableRecord {
+    static let databaseTableName = "shelf"
+    static let room = belongsTo(Room.self)
+}
+
+private struct Volume: TableRecord {
+    static let databaseTableName = "volume"
+    static let shelf = belongsTo(Shelf.self)
+}
+
+@Suite("Reversed associations")
+struct ReversedAssociationTests {
+    @Test func reversingAnAssociationReversesItsIncludedAssociations() throws {
+        // ASC-5, as GRDB.
+        let schema = """
+            CREATE TABLE room(id INTEGER PRIMARY KEY, floor INTEGER);
+            CREATE TABLE shelf(id INTEGER PRIMARY KEY, roomId INTEGER REFERENCES room(id), label TEXT);
+            CREATE TABLE volume(id INTEGER PRIMARY KEY, shelfId INTEGER REFERENCES shelf(id));
+            """
+        try withRecordedDatabase(schema) { (db: Database, recorder: SQLRecorder) throws in
+            let association = Volume.shelf.order(Column("label"))
+                .including(required: Shelf.room.order(Column("floor")))
+            _ = try Row.fetchAll(db, Volume.including(required: association.reversed()))
+            _ = try Row.fetchAll(db, Volume.including(required: association.reversed()).reversed())
+            #expect(recorder.dataSQL.map { String($0[$0.range(of: "ORDER BY")!.lowerBound...]) } == [
+                #"ORDER BY "shelf"."label" DESC, "room"."floor" DESC"#,
+                #"ORDER BY "shelf"."label", "room"."floor""#,
+            ])
+        }
+    }
+}
