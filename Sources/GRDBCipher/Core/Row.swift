@@ -401,7 +401,10 @@ public final class Row {
 
     /// Whether one value at least is not NULL.
     public var containsNonNullValue: Bool {
-        (0..<count).contains { !databaseValue(at: $0).isNull }
+        if (0..<count).contains(where: { !databaseValue(at: $0).isNull }) { return true }
+        // As GRDB (ROW-2): or a scope does (a scope without columns of its own whose
+        // sub-scopes hold values).
+        return scopes.contains { $0.row.containsNonNullValue }
     }
 
     /// The index of the leftmost column named `name`, compared case-insensitively.
