@@ -403,6 +403,9 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     private let usesKeyBitsMemos: Bool
     /// The position of the next lookup in the current record's decoding.
     @exclusivity(unchecked) private var lookupOrdinal = 0
+    /// The key of the one property decoded from the row's own columns in the current record,
+    /// if any: as GRDB (REC-5), a second one is a missing key.
+    @exclusivity(unchecked) private var ownColumnsKey: String?
     /// The position of the last lookup, whose memo remembers the key's scope too.
     @exclusivity(unchecked) private var lastLookupOrdinal = -1
     /// For each type decoded from a row (a scope, or the row itself): whether it is a
@@ -450,6 +453,7 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
 
     func willDecodeRecord() {
         lookupOrdinal = 0
+        ownColumnsKey = nil
         lastLookupOrdinal = -1
         if sharesColumns { blockValues = rowReference.blockValues }
     }
@@ -687,6 +691,7 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         // three: column, scope, own columns).
         if remembersScopes, let record = rememberedRecord(key, T.self) {
             guard let scope = record.scope else {
+                try claimOwnColumns(for: key)
                 do {
                     return try decodeRecord(record.recordType, from: row, as: T.self)
                 } catch {
@@ -713,6 +718,7 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         if T.self == Record.self || isValueType(T.self) {
             throw RowDecodingError.columnNotFound(key.stringValue, type: type, row: row, record: Record.self)
         }
+        try claimOwnColumns(for: key)
         do {
             let value = try decode(type, fromRow: row, key: key)
             if remembersScopes { rememberRecord(key, T.self, scope: nil) }
@@ -720,6 +726,17 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         } catch {
             throw ownColumnsError(error, type, key: key)
         }
+    }
+
+    /// One property only may decode from the row's own columns: a second one is a missing key
+    /// (`DecodingError.keyNotFound`), as in GRDB, not a second copy of the same values.
+    private func claimOwnColumns(for key: Key) throws {
+        if let claimed = ownColumnsKey, claimed != key.stringValue {
+            throw DecodingError.keyNotFound(key, DecodingError.Context(
+                codingPath: codingPath,
+                debugDescription: "No column, scope or prefetched rows for key \(key.stringValue.debugDescription), and the row's own columns already decode \(claimed.debugDescription)"))
+        }
+        ownColumnsKey = key.stringValue
     }
 
     /// The error of a record that is neither a column nor a scope, and that failed to decode

@@ -55,3 +55,32 @@ struct RowScopeValuesTests {
         }
     }
 }
+
+private struct Note: Decodable, FetchableRecord {
+    var id: Int64
+    var text: String
+}
+
+@Suite("Records decoded from the row's own columns")
+struct OwnColumnsDecodingTests {
+    @Test func onlyOnePropertyDecodesFromTheRowsOwnColumns() throws {
+        // REC-5: as GRDB, a second such property is a missing key, not a copy.
+        struct Pair: Decodable, FetchableRecord {
+            var left: Note
+            var right: Note
+        }
+        struct Wrapper: Decodable, FetchableRecord {
+            var note: Note
+        }
+        try withRecordedDatabase("CREATE TABLE note(id INTEGER PRIMARY KEY, text TEXT); INSERT INTO note VALUES (1, 'a'), (2, 'b')") { (db: Database, _: SQLRecorder) throws in
+            #expect(try Wrapper.fetchAll(db, sql: "SELECT * FROM note ORDER BY id").map(\.note.text) == ["a", "b"])
+            #expect {
+                _ = try Pair.fetchAll(db, sql: "SELECT * FROM note ORDER BY id")
+            } throws: { error in
+                guard case DecodingError.keyNotFound(let key, _) = error else { return false }
+                return key.stringValue == "right"
+            }
+            #expect(throws: DecodingError.self) { _ = try Pair.fetchOne(db, sql: "SELECT * FROM note") }
+        }
+    }
+}
