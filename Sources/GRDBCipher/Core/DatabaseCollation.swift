@@ -126,12 +126,13 @@ extension Database {
     /// Rebuilds the indexes that use a built-in collation.
     ///
     /// ```swift
-    /// try db.reindex(collation: .nocase) // REINDEX "NOCASE"
+    /// try db.reindex(collation: .nocase) // REINDEX NOCASE
     /// ```
     ///
     /// Related SQLite documentation: <https://www.sqlite.org/lang_reindex.html>
     public func reindex(collation: Database.CollationName) throws {
-        try execute(sql: "REINDEX \(collation.rawValue.quotedDatabaseIdentifier)")
+        // The built-in names as SQLite spells them, unquoted, as GRDB (SQL-7).
+        try execute(sql: "REINDEX \(collation.rawValue)")
     }
 
     /// Rebuilds the indexes that use a custom collation, after its ordering changed.

@@ -23,12 +23,16 @@ public struct DatabaseRegion: Sendable {
         var columns: Set<String>?
         /// Rowids; nil means every row.
         var rowIDs: Set<Int64>?
+        /// The columns as first spelled (the table's declaration, as SQLite reports them), by
+        /// lowercased name, for the description (PRG-7).
+        var spellings: [String: String] = [:]
 
         static func == (lhs: TableRegion, rhs: TableRegion) -> Bool {
             lhs.columns == rhs.columns && lhs.rowIDs == rhs.rowIDs
         }
 
         mutating func formUnion(_ other: TableRegion) {
+            spellings.merge(other.spellings) { first, _ in first }
             if let columns, let otherColumns = other.columns {
                 self.columns = columns.union(otherColumns)
             } else {
@@ -80,7 +84,11 @@ public struct DatabaseRegion: Sendable {
 
     /// The region of some columns of a table (every column if `columns` is nil).
     init(table: String, columns: Set<String>?, rowIDs: Set<Int64>? = nil) {
-        tables = [table.asciiLowercased(): TableRegion(name: table, columns: columns.map { Set($0.map { $0.asciiLowercased() }) }, rowIDs: rowIDs)]
+        var region = TableRegion(name: table, columns: columns.map { Set($0.map { $0.asciiLowercased() }) }, rowIDs: rowIDs)
+        for column in columns ?? [] where region.spellings[column.asciiLowercased()] == nil {
+            region.spellings[column.asciiLowercased()] = column
+        }
+        tables = [table.asciiLowercased(): region]
         hasRowIDs = rowIDs != nil
     }
 
@@ -131,11 +139,15 @@ public struct DatabaseRegion: Sendable {
             if column.isEmpty {
                 region.columns = nil
             } else {
-                region.columns?.insert(column.asciiLowercased())
+                let lowercased = column.asciiLowercased()
+                region.columns?.insert(lowercased)
+                if region.spellings[lowercased] == nil { region.spellings[lowercased] = column }
             }
             tables![key] = region
         } else {
-            tables![key] = TableRegion(name: table, columns: column.isEmpty ? nil : [column.asciiLowercased()], rowIDs: nil)
+            var region = TableRegion(name: table, columns: column.isEmpty ? nil : [column.asciiLowercased()], rowIDs: nil)
+            if !column.isEmpty { region.spellings[column.asciiLowercased()] = column }
+            tables![key] = region
         }
     }
 
@@ -162,6 +174,8 @@ public struct DatabaseRegion: Sendable {
         case .insert, .delete:
             return true
         case let .update(tableName: _, columnNames: updated):
+            // An update of no column modifies nothing, as GRDB (PRG-8).
+            if updated.isEmpty { return false }
             guard let columns = region.columns else { return true }
             return updated.contains { columns.contains($0.asciiLowercased()) }
         }
@@ -201,15 +215,16 @@ extension DatabaseRegion: Equatable {
 }
 
 extension DatabaseRegion: CustomStringConvertible {
-    /// `full database`, `empty`, or the tables sorted by name, each with its columns (`*` for
-    /// all) and rowids when the region has some: `player(id,name)[1,2],team(*)`.
+    /// `full database`, `empty`, or the tables sorted by name, each with its columns as the
+    /// table declares them (`*` for all) and rowids when the region has some:
+    /// `player(id,name,teamId)[1,2],team(*)`.
     public var description: String {
         guard let tables else { return "full database" }
         if tables.isEmpty { return "empty" }
         return tables.sorted { $0.key < $1.key }.map { _, region in
             var text = region.name
             if let columns = region.columns {
-                text += "(" + columns.sorted().joined(separator: ",") + ")"
+                text += "(" + columns.sorted().map { region.spellings[$0] ?? $0 }.joined(separator: ",") + ")"
             } else {
                 text += "(*)"
             }

@@ -113,8 +113,13 @@ struct DatabaseFunctionTests {
             #expect(try String.fetchAll(db, sql: "SELECT name FROM city ORDER BY name") == ["athens", "Berlin", "lyon"])
             #expect(try String.fetchAll(db, sql: "SELECT name FROM city ORDER BY name COLLATE swiftCompare") == ["Berlin", "athens", "lyon"])
             try db.execute(sql: "CREATE INDEX city_name ON city(name)")
+            let recorder = SQLRecorder()
+            recorder.record(db)
             try db.reindex(collation: .caseInsensitiveCompare)
             try db.reindex(collation: .nocase)
+            try db.reindex(collation: .binary)
+            // Built-in names unquoted, as GRDB (SQL-7).
+            #expect(recorder.sql == ["REINDEX \"swiftCaseInsensitiveCompare\"", "REINDEX NOCASE", "REINDEX BINARY"])
             expectDatabaseError(.SQLITE_ERROR) { try db.reindex(collation: DatabaseCollation("unknown") { _, _ in .orderedSame }) }
         }
     }

@@ -53,7 +53,9 @@ struct DatabaseRegionTests {
         let plantName = DatabaseRegion(table: "plant", columns: ["name"])
         let plantWater = DatabaseRegion(table: "Plant", columns: ["WATER"])
         let label = DatabaseRegion(table: "label")
-        #expect(plantName.union(plantWater).description == "plant(name,water)")
+        // Columns keep the spelling they were first given (PRG-7), and compare without case.
+        #expect(plantName.union(plantWater).description == "plant(name,WATER)")
+        #expect(plantName.union(plantWater) == DatabaseRegion(table: "plant", columns: ["name", "water"]))
         #expect(plantName.union(label).description == "label(*),plant(name)")
         #expect(plantName.union(label).union(.fullDatabase).isFullDatabase)
         #expect(empty.union(plantName) == plantName)
@@ -72,6 +74,9 @@ struct DatabaseRegionTests {
         #expect(!DatabaseRegion().isModified(byEventsOfKind: .insert(tableName: "plant")))
         #expect(DatabaseRegion.fullDatabase.isModified(byEventsOfKind: .update(tableName: "any", columnNames: [])))
         let wholeTable = DatabaseRegion(table: "plant")
+        // An update of no column modifies nothing (PRG-8), as GRDB.
+        #expect(!wholeTable.isModified(byEventsOfKind: .update(tableName: "plant", columnNames: [])))
+        #expect(!region.isModified(byEventsOfKind: .update(tableName: "plant", columnNames: [])))
         #expect(wholeTable.isModified(byEventsOfKind: .update(tableName: "plant", columnNames: ["id"])))
     }
 

@@ -189,22 +189,22 @@ struct AssociationPrefetchTests {
         try withMusic { (db: Database, _: SQLRecorder) throws in
             let nested = APComposer.including(all: APComposer.pieces.including(all: APPiece.movements))
             let region = try nested.databaseRegion(db)
-            #expect(region.description == "composer(id,name),movement(id,pieceid,position),piece(composerid,id,title)")
+            #expect(region.description == "composer(id,name),movement(id,pieceId,position),piece(composerId,id,title)")
             #expect(region.isModified(byEventsOfKind: .insert(tableName: "movement")))
 
             let through = try APOrchestra.including(all: APOrchestra.musicians).databaseRegion(db)
-            #expect(through.description == "membership(musicianid,orchestracode),musician(id,name),orchestra(city,code)")
+            #expect(through.description == "membership(musicianId,orchestraCode),musician(id,name),orchestra(city,code)")
 
             // Inside an included association.
             let inside = try APPiece.including(optional: APPiece.composer.including(all: APComposer.pieces.forKey("otherPieces")))
                 .databaseRegion(db)
             #expect(inside.isModified(byEventsOfKind: .insert(tableName: "piece")))
-            #expect(inside.description == "composer(id,name),piece(composerid,id,title)")
+            #expect(inside.description == "composer(id,name),piece(composerId,id,title)")
 
             // The base request's rows stay restricted when the prefetch reads other tables;
             // a request that matches nothing reads nothing.
             let one = try APComposer.filter(key: 1).including(all: APComposer.pieces).databaseRegion(db)
-            #expect(one.description == "composer(id,name)[1],piece(composerid,id,title)")
+            #expect(one.description == "composer(id,name)[1],piece(composerId,id,title)")
             #expect(try APComposer.none().including(all: APComposer.pieces).databaseRegion(db).isEmpty)
 
             // An update of a movement changes what the nested request fetches, not the flat one.
