@@ -57,21 +57,20 @@ enum PersistenceSQL {
         _ context: inout SQLGenerationContext, table: String, columns: [String], keyColumns: [String],
         conflictTarget: [String] = [], overwritesColumns: Bool = true, assignments: [ColumnAssignment] = []) throws -> String
     {
-        var custom = assignments
+        // As GRDB (REC-7): the assignments of the caller first, then the default ones of the
+        // other columns; a `noOverwrite` column is left out (no `UPDATE OF` trigger fires for
+        // it). With nothing left, the conflict column is assigned to itself, so that
+        // `RETURNING` still returns the row.
+        let assigned = Set(assignments.map { $0.columnName.lowercased() })
         let kept = Set((keyColumns + conflictTarget).map { $0.lowercased() })
         var sets: [String] = []
-        for column in columns where overwritesColumns && !kept.contains(column.lowercased()) {
-            if let index = custom.firstIndex(where: { $0.columnName.lowercased() == column.lowercased() }) {
-                sets.append(try custom.remove(at: index).sql(&context))
-            } else {
-                sets.append("\(column.quotedDatabaseIdentifier) = \"excluded\".\(column.quotedDatabaseIdentifier)")
-            }
-        }
-        for assignment in custom {
+        for assignment in assignments where assignment.value != nil {
             sets.append(try assignment.sql(&context))
         }
-        if sets.isEmpty, let key = keyColumns.first {
-            // Nothing to overwrite: a no-op update still returns the conflicting row.
+        for column in columns where overwritesColumns && !kept.contains(column.lowercased()) && !assigned.contains(column.lowercased()) {
+            sets.append("\(column.quotedDatabaseIdentifier) = \"excluded\".\(column.quotedDatabaseIdentifier)")
+        }
+        if sets.isEmpty, let key = conflictTarget.first ?? keyColumns.first {
             sets.append("\(key.quotedDatabaseIdentifier) = \(key.quotedDatabaseIdentifier)")
         }
         var sql = insert(table: table, columns: columns, conflict: .abort) + " ON CONFLICT"

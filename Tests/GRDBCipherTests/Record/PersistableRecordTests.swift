@@ -395,9 +395,11 @@ struct PersistableRecordTests {
             _ = expectDatabaseError(.SQLITE_ERROR) { _ = try wrong.upsertAndFetch(db, onConflict: ["name"]) }
             #expect(try Player.fetchCount(db) == 4)
         }
+        // As GRDB (REC-7): the closure's assignments first, then the defaults; a noOverwrite
+        // column is left out.
         #expect(recorder.dataSQL.prefix(2) == [
-            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT(\"email\") DO UPDATE SET \"name\" = \"name\", \"score\" = \"score\" + \"excluded\".\"score\" RETURNING *, \"rowid\"",
-            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT(\"email\") DO UPDATE SET \"name\" = \"excluded\".\"name\", \"score\" = ? RETURNING *, \"rowid\"",
+            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT(\"email\") DO UPDATE SET \"score\" = \"score\" + \"excluded\".\"score\" RETURNING *, \"rowid\"",
+            "INSERT INTO \"player\" (\"id\", \"name\", \"email\", \"score\") VALUES (?,?,?,?) ON CONFLICT(\"email\") DO UPDATE SET \"score\" = ?, \"name\" = \"excluded\".\"name\" RETURNING *, \"rowid\"",
         ])
     }
 
