@@ -212,11 +212,17 @@ public final class Database {
     /// Closes the connection. Throws SQLITE_BUSY if statements are still alive outside the
     /// connection's cache (an unfinished cursor kept beyond its closure, for example).
     func close() throws {
-        keying.connectionWillClose(self)
         guard let sqliteConnection else { return }
         userStatements.removeAll()
         libraryStatements.removeAll()
         persistenceStatements.removeAll()
+        if sqlite3_next_stmt(sqliteConnection, nil) != nil {
+            // A statement kept beyond its access: as GRDB (CON-1), SQLITE_BUSY, and the
+            // connection stays open and usable, so that closing can be tried again.
+            Database.logUnfinalizedStatements(sqliteConnection)
+            throw DatabaseError(resultCode: .SQLITE_BUSY, message: "unable to close due to unfinalized statements or unfinished backups")
+        }
+        keying.connectionWillClose(self)
         removeHooks(sqliteConnection)
         let code = sqlite3_close(sqliteConnection)
         if code != SQLITE_OK {

@@ -108,9 +108,13 @@ public final class DatabasePool: DatabaseWriter {
     /// Closes every connection. Throws SQLITE_BUSY, and stays open, while a read is in progress.
     /// Later accesses throw SQLITE_MISUSE.
     public func close() throws {
-        try readers.close()
-        keyingSource.forgetSharedKey()
+        // As GRDB (CON-1): a close refused by the writer (a statement still alive) leaves the
+        // pool open; once the writer is closed, a reader that can not close leaves a closed
+        // pool, and a later close does nothing. Concurrent reads refuse the close first.
+        try readers.checkNoReadInProgress()
         try writer.close()
+        keyingSource.forgetSharedKey()
+        try readers.close()
     }
 
     /// Interrupts the statements that run on every connection of the pool.

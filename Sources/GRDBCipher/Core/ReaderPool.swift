@@ -159,6 +159,15 @@ final class ReaderPool: @unchecked Sendable {
 
     /// Closes every reader, unless one is in use (SQLITE_BUSY). Later accesses throw
     /// SQLITE_MISUSE.
+    /// Throws SQLITE_BUSY while a read is in progress.
+    func checkNoReadInProgress() throws {
+        condition.lock()
+        defer { condition.unlock() }
+        if readsInProgress > 0 {
+            throw DatabaseError(resultCode: .SQLITE_BUSY, message: "unable to close due to concurrent database accesses")
+        }
+    }
+
     func close() throws {
         condition.lock()
         if readsInProgress > 0 {

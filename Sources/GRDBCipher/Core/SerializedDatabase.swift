@@ -186,9 +186,14 @@ final class SerializedDatabase: @unchecked Sendable {
             closeLock.lock()
             defer { closeLock.unlock() }
             if isClosed { return }
-            // Closed even when closing throws: the handle is then a zombie SQLite frees later.
+            // A close refused for a statement still alive (SQLITE_BUSY) leaves the connection
+            // open, as GRDB; any other failure leaves a zombie handle that SQLite frees later.
+            do {
+                try db.close()
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && db.sqliteConnection != nil {
+                throw error
+            }
             isClosed = true
-            try db.close()
         }
         if onQueue {
             try body()

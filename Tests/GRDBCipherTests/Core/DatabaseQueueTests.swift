@@ -96,6 +96,32 @@ struct DatabaseQueueTests {
         #expect(try String(contentsOfFile: path, encoding: .utf8) == text)
     }
 
+    @Test func closeRefusedByALiveStatementLeavesTheConnectionOpen() throws {
+        // CON-1: as GRDB, SQLITE_BUSY, and the connection works on; closing can be retried.
+        let test = try TestDatabase()
+        try test.dbQueue.write { try $0.execute(sql: "CREATE TABLE note(id INTEGER PRIMARY KEY); INSERT INTO note VALUES (1)") }
+        var statement: Statement? = try test.dbQueue.read { try $0.makeStatement(sql: "SELECT * FROM note") }
+        expectDatabaseError(.SQLITE_BUSY) { try test.dbQueue.close() }
+        #expect(try test.dbQueue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM note") } == 1)
+        try test.dbQueue.write { try $0.execute(sql: "INSERT INTO note VALUES (2)") }
+        #expect(statement != nil)
+        statement = nil
+        try test.dbQueue.close()
+        expectDatabaseError(.SQLITE_MISUSE) { try test.dbQueue.read { _ in } }
+
+        // A pool whose writer refuses stays open too.
+        let pool = try TestPool()
+        try pool.dbPool.write { try $0.execute(sql: "CREATE TABLE note(id INTEGER PRIMARY KEY)") }
+        var writerStatement: Statement? = try pool.dbPool.write { try $0.makeStatement(sql: "SELECT * FROM note") }
+        expectDatabaseError(.SQLITE_BUSY) { try pool.dbPool.close() }
+        try pool.dbPool.write { try $0.execute(sql: "INSERT INTO note VALUES (1)") }
+        #expect(try pool.dbPool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM note") } == 1)
+        #expect(writerStatement != nil)
+        writerStatement = nil
+        try pool.dbPool.close()
+        expectDatabaseError(.SQLITE_MISUSE) { try pool.dbPool.read { _ in } }
+    }
+
     @Test func accessAfterCloseThrows() throws {
         let test = try TestDatabase()
         try test.dbQueue.close()
