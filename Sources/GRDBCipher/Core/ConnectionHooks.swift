@@ -228,9 +228,16 @@ final class ConnectionHooks {
         let changes: [(kind: DatabaseEvent.Kind, table: String)]
         /// The observer wants every change the statement may make: no event needs a check.
         let acceptsAll: Bool
+        /// The tables (ASCII-lowercased) of every change the statement announced; empty when
+        /// `acceptsAll`.
+        var announcedTables: [String] = []
 
+        /// Whether the observer gets the event: a change it wants, or a change on a table the
+        /// statement never announced (FTS4 writes its shadow tables this way), as GRDB (TXO-4).
         func accepts(_ event: DatabaseEvent) -> Bool {
-            acceptsAll || changes.contains { $0.kind == event.kind && event.isOnTable(lowercasedName: $0.table) }
+            if acceptsAll { return true }
+            if changes.contains(where: { $0.kind == event.kind && event.isOnTable(lowercasedName: $0.table) }) { return true }
+            return !announcedTables.contains { event.isOnTable(lowercasedName: $0) }
         }
     }
 
@@ -639,7 +646,9 @@ final class ConnectionHooks {
                 }
             }
             if acceptsAll || !changes.isEmpty {
-                result.append(Interest(entry: entry, changes: changes, acceptsAll: acceptsAll))
+                var interest = Interest(entry: entry, changes: changes, acceptsAll: acceptsAll)
+                if !acceptsAll { interest.announcedTables = eventKinds.map { $0.tableName.asciiLowercased() } }
+                result.append(interest)
             }
         }
         return result

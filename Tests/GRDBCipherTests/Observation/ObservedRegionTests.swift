@@ -48,3 +48,30 @@ struct ObservedRegionTests {
         }
     }
 }
+
+@Suite("Changes SQLite reports on unannounced tables")
+struct UnannouncedChangesTests {
+    @Test func observationOfASynchronizedFTS4Table() throws {
+        // TXO-4: the triggers write the FTS4 table and its shadow tables, which the statement
+        // did not announce: the observer of the full-text table hears of them, as in GRDB.
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT)")
+            try db.create(virtualTable: "ft_notes", using: FTS4()) { t in
+                t.synchronize(withTable: "notes")
+                t.column("body")
+            }
+        }
+        let observation = ValueObservation.trackingConstantRegion { db in
+            try Row.fetchAll(db, sql: "SELECT body FROM ft_notes").count
+        }
+        let recorder = Recorder<Int>()
+        let cancellable = observation.start(
+            in: test.dbQueue, scheduling: .async(onQueue: DispatchQueue(label: "UnannouncedChangesTests")),
+            onError: recorder.onError, onChange: recorder.onChange)
+        #expect(recorder.wait { $0.count == 1 } == [0])
+        try test.dbQueue.write { try $0.execute(sql: "INSERT INTO notes(body) VALUES ('encrypted')") }
+        #expect(recorder.wait { $0.count == 2 } == [0, 1])
+        cancellable.cancel()
+    }
+}
