@@ -136,8 +136,7 @@ extension QueryInterfaceRequest {
     /// Removes the ordering.
     public func unordered() -> Self {
         var request = self
-        request.query.ordering = nil
-        request.query.isReversed = false
+        request.query = query.unordered()
         return request
     }
 
@@ -295,18 +294,55 @@ extension QueryInterfaceRequest: FetchRequest {
 
 extension SQLQuery {
     /// The query sorted by its current ordering, then by primary key.
-    func withStableOrder() -> SQLQuery {
+    /// The query and its joined relations without orderings (ORD-1: GRDB removes the
+    /// orderings of the joined associations too).
+    func unordered() -> SQLQuery {
+        var query = self
+        query.ordering = nil
+        query.isReversed = false
+        query.joins = joins.map { join in
+            var join = join
+            join.relation = join.relation.unordered()
+            return join
+        }
+        return query
+    }
+
+    /// The query ordered by its ordering, then by primary key, and so are its joined relations,
+    /// each after its own ordering, as GRDB (ORD-1): `ORDER BY "book"."title", "book"."id",
+    /// "author"."name", "author"."id"`. A view is ordered by the key a schema source gives it,
+    /// or else, at the root, by every column by position (`ORDER BY 1, 2, 3`).
+    func withStableOrder(isRoot: Bool = true) -> SQLQuery {
         var query = self
         let tableName = self.tableName
         let ordering = self.ordering
-        let isReversed = self.isReversed
+        let isReversed = self.isReversed && isRoot
         query.ordering = DatabasePromise { db in
             var terms = try ordering?.resolve(db) ?? []
             if isReversed { terms = try terms.map { try $0.reversed } }
-            let primaryKey = try db.tableExists(tableName) ? db.primaryKey(tableName).columns : []
-            return terms + primaryKey.map { SQLOrdering(kind: .expression(SQLExpression(.column($0)))) }
+            let keyColumns: [String]
+            if try db.tableExists(tableName) {
+                keyColumns = try db.primaryKey(tableName).columns
+            } else if try db.viewExists(tableName) {
+                if let key = try? db.primaryKey(tableName).columns, !key.isEmpty {
+                    keyColumns = key
+                } else if isRoot {
+                    let count = try db.columns(in: tableName).count
+                    return terms + (0..<count).map { SQLOrdering(kind: .expression(SQLExpression(.constant("\($0 + 1)")))) }
+                } else {
+                    keyColumns = try db.columns(in: tableName).map(\.name)
+                }
+            } else {
+                keyColumns = []
+            }
+            return terms + keyColumns.map { SQLOrdering(kind: .expression(SQLExpression(.column($0)))) }
         }
-        query.isReversed = false
+        if isRoot { query.isReversed = false }
+        query.joins = joins.map { join in
+            var join = join
+            join.relation = join.relation.withStableOrder(isRoot: false)
+            return join
+        }
         return query
     }
 

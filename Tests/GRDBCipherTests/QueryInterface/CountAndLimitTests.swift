@@ -131,3 +131,20 @@ struct ReversedAssociationTests {
         }
     }
 }
+
+@Suite("Stable orders")
+struct StableOrderTests {
+    @Test func stableOrderOfJoinsAndViews() throws {
+        // ORD-1, as GRDB.
+        try withRecordedDatabase(schema + "CREATE VIEW cheap AS SELECT id, price FROM book WHERE price < 9;") { (db: Database, recorder: SQLRecorder) throws in
+            _ = try Row.fetchAll(db, Book.order(Column("price")).including(required: Book.author.order(Column("name"))).withStableOrder())
+            _ = try Row.fetchAll(db, Table("cheap").all().withStableOrder())
+            _ = try Row.fetchAll(db, Book.order(Column("price")).including(required: Book.author.order(Column("name"))).unordered())
+            #expect(recorder.dataSQL == [
+                #"SELECT "book".*, "author".* FROM "book" JOIN "author" ON "author"."id" = "book"."authorId" ORDER BY "book"."price", "book"."id", "author"."name", "author"."id""#,
+                #"SELECT * FROM "cheap" ORDER BY 1, 2"#,
+                #"SELECT "book".*, "author".* FROM "book" JOIN "author" ON "author"."id" = "book"."authorId""#,
+            ])
+        }
+    }
+}
