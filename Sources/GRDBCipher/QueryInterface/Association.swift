@@ -139,6 +139,11 @@ extension SQLQuery {
         existing.isAnnotation = existing.isAnnotation || join.isAnnotation
         existing.isThroughStep = existing.isThroughStep && join.isThroughStep
         existing.relation.filters += join.relation.filters
+        if !join.condition.isForeignKey {
+            // A join on an expression (a common table expression) keeps the condition given
+            // last, as GRDB (CTE-2).
+            existing.condition = join.condition
+        }
         for prefetch in join.relation.prefetches where !existing.relation.prefetches.contains(where: { $0.key == prefetch.key }) {
             existing.relation.prefetches.append(prefetch)
         }

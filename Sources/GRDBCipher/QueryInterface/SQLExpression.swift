@@ -226,6 +226,18 @@ extension SQLExpression {
         SQLExpression(.value(value.databaseValue))
     }
 
+    /// Whether the expression is the constant true (`true`, `1`).
+    var isTrueConstant: Bool {
+        switch kind {
+        case .value(let value): return value == true.databaseValue
+        case .constant(let token): return token == "1"
+        case .literal(let literal):
+            if literal.elements.count == 1, case let .sql(text, arguments) = literal.elements[0] { return text == "1" && arguments.isEmpty }
+            return false
+        default: return false
+        }
+    }
+
     /// Whether the expression is the NULL value.
     var isNullValue: Bool {
         if case .value(let value) = kind { return value.isNull }

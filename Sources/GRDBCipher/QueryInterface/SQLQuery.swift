@@ -133,7 +133,26 @@ struct SQLQuery: Sendable {
         return aliasName == tableName ? table : "\(table) \(aliasName.quotedDatabaseIdentifier)"
     }
 
+    /// The common table expressions of the statement: the query's, and those of its joined
+    /// associations (`association.with(cte)`), merged by name, the one attached last winning,
+    /// as GRDB (CTE-1).
+    var statementCTEs: [SQLCTE] {
+        guard hasJoins else { return ctes }
+        var merged = ctes
+        forEachRelation { relation in
+            for cte in relation.ctes {
+                if let index = merged.firstIndex(where: { $0.tableName.lowercased() == cte.tableName.lowercased() }) {
+                    merged[index] = cte
+                } else {
+                    merged.append(cte)
+                }
+            }
+        }
+        return merged
+    }
+
     func withClause(_ context: inout SQLGenerationContext) throws -> String {
+        let ctes = statementCTEs
         guard !ctes.isEmpty else { return "" }
         let recursive = ctes.contains { $0.isRecursive } ? "RECURSIVE " : ""
         let definitions = try ctes.map { cte -> String in

@@ -221,11 +221,17 @@ extension SQLQuery {
                 }
                 context.assignName(aliasName, to: rightPlaceholder, tableName: relation.tableName)
             }
-            var terms = [try join.condition.expression(context.db, left: alias, right: relation.alias)]
+            var terms: [SQLExpression] = []
+            let joinCondition = try join.condition.expression(context.db, left: alias, right: relation.alias)
+            // A join without condition (`association(to: cte)`) has no ON, or the filters
+            // alone, as GRDB (CTE-2).
+            if !joinCondition.isTrueConstant { terms.append(joinCondition) }
             terms += try relation.filters.map { try $0.resolve(context.db) }
-            let condition = SQLExpression.associative(.and, terms)
-            sql += try context.withCurrentAlias(relation.alias) { context in
-                try " ON " + condition.sql(&context)
+            if !terms.isEmpty {
+                let condition = SQLExpression.associative(.and, terms)
+                sql += try context.withCurrentAlias(relation.alias) { context in
+                    try " ON " + condition.sql(&context)
+                }
             }
             sql += try relation.joinsSQL(&context)
         }
@@ -264,7 +270,7 @@ extension SQLQuery {
     func rowAdapter(_ db: Database) throws -> (any RowAdapter)? {
         guard containsIncludedJoin else { return nil }
         var index = 0
-        return try scopedAdapter(db, index: &index, ctes: ctes)
+        return try scopedAdapter(db, index: &index, ctes: statementCTEs)
     }
 
     /// (Annotations alone need no adapter: their columns follow the relation's own, and rows

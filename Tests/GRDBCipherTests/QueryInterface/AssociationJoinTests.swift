@@ -252,6 +252,26 @@ struct AssociationCTETests {
             #expect(chapters.sorted() == ["Book of Disquiet", "Invisible Cities"])
         }
     }
+
+    @Test func commonTableExpressionsOfAssociations() throws {
+        try withLibrary { (db: Database) throws in
+            // CTE-1: a CTE attached to an association goes to the WITH clause of the statement.
+            let recent = CommonTableExpression(named: "recent", sql: "SELECT id FROM novel WHERE year > 1970")
+            let request = AJWriter.joining(optional: AJWriter.novels.with(recent).filter(sql: "novel.id IN recent")).select(Column("name")).distinct().order(Column("name"))
+            #expect(try sqlOf(db, request) == #"WITH "recent" AS (SELECT id FROM novel WHERE year > 1970) SELECT DISTINCT "writer"."name" FROM "writer" LEFT JOIN "novel" ON ("novel"."writerId" = "writer"."id") AND (novel.id IN recent) ORDER BY "writer"."name""#)
+            #expect(try String.fetchAll(db, request).count == 3)
+            // CTE-2: an association to a CTE without condition has no ON; joined twice, the
+            // last condition wins.
+            let everyCountry = CommonTableExpression(named: "everyCountry", sql: "SELECT code FROM country")
+            let plain = AJWriter.association(to: everyCountry)
+            #expect(try sqlOf(db, AJWriter.with(everyCountry).joining(required: plain).select(Column("name"))) ==
+                #"WITH "everyCountry" AS (SELECT code FROM country) SELECT "writer"."name" FROM "writer" JOIN "everyCountry""#)
+            let first = AJWriter.association(to: everyCountry) { writer, country in writer[Column("countryCode")] == country[Column("code")] }
+            let last = AJWriter.association(to: everyCountry) { writer, country in writer[Column("countryCode")] != country[Column("code")] }
+            let twice = AJWriter.with(everyCountry).joining(required: first).joining(required: last).select(Column("name"))
+            #expect(try sqlOf(db, twice).hasSuffix(#"JOIN "everyCountry" ON "writer"."countryCode" <> "everyCountry"."code""#))
+        }
+    }
 }
 
 @Suite("Associations: foreign keys and errors")
