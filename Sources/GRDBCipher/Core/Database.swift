@@ -216,19 +216,20 @@ public final class Database {
         userStatements.removeAll()
         libraryStatements.removeAll()
         persistenceStatements.removeAll()
-        if sqlite3_next_stmt(sqliteConnection, nil) != nil {
-            // A statement kept beyond its access: as GRDB (CON-1), SQLITE_BUSY, and the
-            // connection stays open and usable, so that closing can be tried again.
+        // sqlite3_close, not _v2: with a statement still alive it refuses and leaves the
+        // connection open (hooks included). As GRDB (CON-1), SQLITE_BUSY then, and the
+        // connection stays usable, so that closing can be tried again.
+        let code = sqlite3_close(sqliteConnection)
+        if code == SQLITE_BUSY {
             Database.logUnfinalizedStatements(sqliteConnection)
             throw DatabaseError(resultCode: .SQLITE_BUSY, message: "unable to close due to unfinalized statements or unfinished backups")
         }
         keying.connectionWillClose(self)
-        removeHooks(sqliteConnection)
-        let code = sqlite3_close(sqliteConnection)
         if code != SQLITE_OK {
             let error = makeDatabaseError(code, sqliteConnection)
-            Database.logUnfinalizedStatements(sqliteConnection)
-            // Leave a zombie that SQLite closes once the last statement is finalized.
+            // Leave a zombie that SQLite closes once the last statement is finalized; it must
+            // call nothing of this object any longer.
+            removeHooks(sqliteConnection)
             sqlite3_close_v2(sqliteConnection)
             self.sqliteConnection = nil
             throw error

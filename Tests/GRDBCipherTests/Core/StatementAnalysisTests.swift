@@ -43,18 +43,18 @@ struct StatementAnalysisTests {
             // COUNT(*) reads no column: the whole table.
             #expect(try region(db, "SELECT COUNT(*) FROM animal") == "animal(*)")
             #expect(try region(db, "SELECT animal.name, keeper.name FROM animal JOIN keeper ON keeper.id = animal.keeperId")
-                == "animal(keeperid,name),keeper(id,name)")
+                == "animal(keeperId,name),keeper(id,name)")
             #expect(try region(db, "SELECT name FROM animal WHERE keeperId IN (SELECT id FROM keeper WHERE shift = 'day')")
-                == "animal(keeperid,name),keeper(id,shift)")
+                == "animal(keeperId,name),keeper(id,shift)")
             #expect(try region(db, "WITH busy AS (SELECT animalId FROM feeding) SELECT name FROM animal WHERE id IN busy")
-                == "animal(id,name),feeding(animalid)")
+                == "animal(id,name),feeding(animalId)")
             // A recursive CTE reads no table.
             #expect(try region(db, "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 3) SELECT x FROM n")
                 == "empty")
             // A view: its columns, and the columns of the tables it reads.
             let viewRegion = try region(db, "SELECT animalName FROM nightAnimal")
             #expect(viewRegion
-                == "animal(keeperid,name),keeper(id,name,shift),nightAnimal(animalname)")
+                == "animal(keeperId,name),keeper(id,name,shift),nightAnimal(animalName)")
             #expect(try region(db, "SELECT 1") == "empty")
         }
     }
