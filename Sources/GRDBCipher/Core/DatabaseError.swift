@@ -73,7 +73,8 @@ public struct DatabaseError: Error, Hashable, Sendable, CustomStringConvertible 
         if let message {
             text += ": \(message)"
         }
-        if let sql {
+        // No SQL part for empty SQL, as GRDB (STM-2).
+        if let sql, !sql.isEmpty {
             text += " - while executing `\(sql)`"
         }
         if withArguments, let arguments, !arguments.isEmpty {

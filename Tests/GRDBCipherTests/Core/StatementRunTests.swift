@@ -76,3 +76,16 @@ struct StatementRunTests {
         }
     }
 }
+
+@Suite("Descriptions of statement errors")
+struct StatementErrorDescriptionTests {
+    @Test func emptySQLWithArgumentsHasNoSQLPart() throws {
+        // STM-2: as GRDB, no "while executing" for empty SQL.
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in
+            let error = expectDatabaseError(.SQLITE_MISUSE) { try db.execute(sql: "", arguments: [1]) }
+            #expect(error?.description.contains("while executing") == false)
+            #expect(error?.description.hasPrefix("SQLite error 21: wrong number of statement arguments") == true)
+        }
+    }
+}
