@@ -66,7 +66,8 @@ struct SQLForeignKeyRequest: Sendable {
             // columns; otherwise the primary key of the destination table.
             let origin = foreignKey.originColumns.map { $0.lowercased() }
             if let match = candidates.first(where: { $0.originColumns.map { $0.lowercased() } == origin }) {
-                return try pair(foreignKey.originColumns, match.destinationColumns)
+                // The origin columns as the schema spells them, as GRDB (SQL-7).
+                return try pair(match.originColumns, match.destinationColumns)
             }
             return try pair(foreignKey.originColumns, db.primaryKey(destinationTable).columns)
         }

@@ -58,4 +58,16 @@ struct AssociationKeyTests {
             #expect(infos.map(\.shelf.id) == [1])
         }
     }
+
+    @Test func foreignKeyColumnsTakeTheSchemaSpelling() throws {
+        // SQL-7: an origin column given in another case is written as the schema spells it.
+        struct ShoutingBook: TableRecord {
+            static let databaseTableName = "books"
+            static let shelf = belongsTo(Shelf.self, using: ForeignKey(["SHELFID"]))
+        }
+        try withRecordedDatabase(schema) { (db: Database, recorder: SQLRecorder) throws in
+            _ = try Row.fetchAll(db, ShoutingBook.joining(required: ShoutingBook.shelf))
+            #expect(recorder.dataSQL == [#"SELECT "books".* FROM "books" JOIN "shelves" ON "shelves"."id" = "books"."shelfId""#])
+        }
+    }
 }
