@@ -215,6 +215,7 @@ extension QueryInterfaceRequest: FetchRequest {
             statement: db.preparedStatement(sql: sql, arguments: context.arguments),
             adapter: query.rowAdapter(db))
         if query.prefetchesInTree {
+            try query.checkPrefetchedTablesExist(db, ctes: query.statementCTEs)
             prepared.supplementaryFetch = { [query] db, rows in try query.prefetch(db, into: rows) }
             // An observation that fetches the request tracks the prefetched tables too, even
             // when no parent row is fetched and no prefetch query runs (OBS-1).

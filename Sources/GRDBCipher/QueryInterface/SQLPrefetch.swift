@@ -10,6 +10,24 @@ extension SQLQuery {
         !prefetches.isEmpty || joins.contains { $0.relation.prefetchesInTree }
     }
 
+    /// Throws "no such table" when a prefetched association reaches a table that does not
+    /// exist: before the request runs, as GRDB (PRG-6), rather than after its parent query.
+    func checkPrefetchedTablesExist(_ db: Database, ctes: [SQLCTE]) throws {
+        for prefetch in prefetches {
+            for step in prefetch.association.steps {
+                let table = step.relation.tableName
+                let isCTE = (ctes + step.relation.ctes).contains { $0.tableName.lowercased() == table.lowercased() }
+                if !isCTE, try !db.tableExists(table), try !db.viewExists(table) {
+                    throw DatabaseError(resultCode: .SQLITE_ERROR, message: "no such table: \(table)")
+                }
+                try step.relation.checkPrefetchedTablesExist(db, ctes: ctes + step.relation.ctes)
+            }
+        }
+        for join in joins {
+            try join.relation.checkPrefetchedTablesExist(db, ctes: ctes)
+        }
+    }
+
     /// Runs the prefetch queries of this query for its fetched `rows`, and attaches their rows;
     /// then those of its included relations, for their scopes
     /// (`Book.including(required: Book.author.including(all: Author.awards))`).

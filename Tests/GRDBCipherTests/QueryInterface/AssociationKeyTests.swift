@@ -70,4 +70,18 @@ struct AssociationKeyTests {
             #expect(recorder.dataSQL == [#"SELECT "books".* FROM "books" JOIN "shelves" ON "shelves"."id" = "books"."shelfId""#])
         }
     }
+
+    @Test func prefetchOfAMissingTableFailsBeforeAnythingRuns() throws {
+        // PRG-6: as GRDB, the request fails before its parent query runs.
+        struct Ghost: TableRecord { static let databaseTableName = "ghosts" }
+        struct Haunted: TableRecord {
+            static let databaseTableName = "shelves"
+            static let ghosts = hasMany(Ghost.self, using: ForeignKey(["shelfId"]))
+        }
+        try withRecordedDatabase(schema) { (db: Database, recorder: SQLRecorder) throws in
+            let error = expectDatabaseError(.SQLITE_ERROR) { _ = try Row.fetchAll(db, Haunted.including(all: Haunted.ghosts)) }
+            #expect(error?.message == "no such table: ghosts")
+            #expect(recorder.dataSQL.isEmpty)
+        }
+    }
 }
