@@ -309,10 +309,19 @@ extension SQLQuery {
                 let start = index
                 index += try join.relation.columnCount(db, ctes: ctes)
                 annotationIndexes += Array(start..<index)
+                // The included relations of an annotation are scopes of the nearest included
+                // ancestor.
+                try join.relation.collectScopes(db, index: &index, annotationIndexes: &annotationIndexes, scopes: &scopes, ctes: ctes)
+                continue
             }
-            // A relation joined without its own scope: its included relations are scopes of
-            // the nearest included ancestor.
-            try join.relation.collectScopes(db, index: &index, annotationIndexes: &annotationIndexes, scopes: &scopes, ctes: ctes)
+            // A relation joined without its columns gets a scope without columns of its own,
+            // whose scopes are its included relations: the tree of scopes follows the tree of
+            // associations, as GRDB (ASC-2).
+            var innerScopes: [String: any RowAdapter] = [:]
+            try join.relation.collectScopes(db, index: &index, annotationIndexes: &annotationIndexes, scopes: &innerScopes, ctes: ctes)
+            if !innerScopes.isEmpty, scopes[join.key] == nil {
+                scopes[join.key] = ScopeAdapter(base: EmptyRowAdapter(), scopes: innerScopes)
+            }
         }
     }
 

@@ -168,9 +168,13 @@ struct AssociationJoinTests {
             try expectSQL(db, request, #"SELECT "chapter".*, "writer"."name", "country".* FROM "chapter" JOIN "novel" ON "novel"."id" = "chapter"."novelId" JOIN "writer" ON "writer"."id" = "novel"."writerId" LEFT JOIN "country" ON "country"."code" = "writer"."countryCode" WHERE "chapter"."position" = ? ORDER BY "chapter"."position" DESC"#)
             let rows = try Row.fetchAll(db, request.order(Column("id")))
             #expect(rows.count == 2)
-            // The author scope is a scope of the chapter; the country is nested in it.
-            #expect(rows[0].scopes.names == ["author"])
-            #expect(rows[0].scopes["author"]?["name"] == "Calvino")
+            // As GRDB (ASC-2): the scopes follow the associations. The novel, joined without
+            // columns, has a scope without columns, holding the author, holding the country.
+            #expect(rows[0].scopes.names == ["novel"])
+            #expect(rows[0].scopes["novel"]?.count == 0)
+            #expect(rows[0].scopes["novel"]?.scopes["author"]?["name"] == "Calvino")
+            #expect(rows[0].scopesTree["author"]?["name"] == "Calvino")
+            #expect(rows[1].scopes["novel"]?.scopes["author"]?.scopes["country"]?["name"] == "Portugal")
             #expect(rows[1].scopesTree["country"]?["name"] == "Portugal")
 
             // Orderings: the base first, then the associated ones; forKey renames the scope.
