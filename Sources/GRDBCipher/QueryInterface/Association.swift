@@ -156,7 +156,14 @@ extension SQLQuery {
             existing.relation.deferredSelection = join.relation.deferredSelection
         }
         if existing.relation.alias !== join.relation.alias {
-            mergedAliases.append((join.relation.alias, existing.relation.alias))
+            if join.relation.alias.userName != nil && existing.relation.alias.userName == nil {
+                // A name the user gave (`TableAlias(name: "b")`) names the merged join,
+                // whichever join carries it, as GRDB (ASC-6): SQL snippets use it.
+                mergedAliases.append((existing.relation.alias, join.relation.alias))
+                existing.relation.alias = join.relation.alias
+            } else {
+                mergedAliases.append((join.relation.alias, existing.relation.alias))
+            }
         }
         existing.relation.mergedAliases += join.relation.mergedAliases
         for child in join.relation.joins {

@@ -211,6 +211,22 @@ struct AssociationRefinementTests {
         }
     }
 
+    @Test func aUserAliasNamesTheMergedJoin() throws {
+        // ASC-6: as GRDB, the name given with TableAlias(name:) names the merged join, whichever
+        // of the two joins carries it.
+        try withBooks { db, _ throws in
+            let recorder = SQLRecorder()
+            recorder.record(db)
+            let request = ARAuthor
+                .annotated(with: ARAuthor.books.count)
+                .joining(required: ARAuthor.books.aliased(TableAlias(name: "b")).filter(sql: "b.year > 1950"))
+                .order(Column("id"))
+            let rows = try Row.fetchAll(db, request)
+            #expect(rows.map { $0["name"] as String } == ["Duras", "Nobody"])
+            #expect(recorder.dataSQL.last?.contains(#"JOIN "book" "b" ON"#) == true)
+        }
+    }
+
     @Test func mergedJoinsApplyAllFiltersAndTheLastOrderingAndSelection() throws {
         try withBooks { db, _ throws in
             // All filters are applied.
