@@ -272,21 +272,6 @@ struct SQLQuery: Sendable {
         return false
     }
 
-    /// The query with the same rows and joins, none of whose relations select columns: the
-    /// key subquery of a DELETE or UPDATE selects the keys alone.
-    var withoutJoinedSelection: SQLQuery {
-        var query = self
-        query.prefetches = []
-        query.joins = joins.map { join in
-            var join = join
-            join.isIncluded = false
-            join.isAnnotation = false
-            join.relation = join.relation.withoutJoinedSelection
-            return join
-        }
-        return query
-    }
-
     /// The WHERE, ORDER BY and LIMIT of a DELETE or UPDATE.
     func modificationTailSQL(_ context: inout SQLGenerationContext) throws -> String {
         var sql = try whereGroupHavingSQL(&context)
@@ -303,7 +288,8 @@ struct SQLQuery: Sendable {
     func modificationSubquerySQL(_ context: inout SQLGenerationContext) throws -> String {
         let keyColumns = try context.db.rowIdentifyingColumns(tableName)
         let key = keyColumns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
-        var inner = withoutJoinedSelection
+        // The same rows and joins, none of whose relations select columns.
+        var inner = withoutSelectedJoins()
         inner.selection = keyColumns.map { SQLSelection(kind: .expression(SQLExpression(.column($0)))) }
         inner.deferredSelection = nil
         inner.ctes = []

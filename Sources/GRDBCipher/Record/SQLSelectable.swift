@@ -94,7 +94,10 @@ public struct SQLSelection: Sendable {
             guard let table = context.tableName(of: alias) else {
                 throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "allColumns(excluding:) needs a table: use it in the selection of a table's request")
             }
-            let columns = try Self.columns(context.db, table: table, excluding: excluded)
+            let allColumns = try context.db.columns(in: table).map(\.name)
+            let columns = allColumns.filter { !excluded.contains($0.lowercased()) }
+            // Nothing excluded: `*`, as GRDB (SQL-7).
+            if columns.count == allColumns.count { return context.qualifier(alias) + "*" }
             return columns.map { context.columnSQL($0, alias: alias) }.joined(separator: ", ")
         }
     }

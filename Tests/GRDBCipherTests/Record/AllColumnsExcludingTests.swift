@@ -37,4 +37,18 @@ struct AllColumnsExcludingTests {
             #expect(try aliased.makePreparedRequest(db).statement.sql == #"SELECT "m"."id", "m"."name" FROM member m"#)
         }
     }
+
+    @Test func excludingNothingIsStar() throws {
+        // SQL-7: as GRDB, a selection that excludes no column of the table is `*`.
+        try withRecordedDatabase("CREATE TABLE member(id INTEGER PRIMARY KEY, name TEXT, passwordHash TEXT); INSERT INTO member VALUES (1, 'a', 'x'), (2, 'a', 'x')") { (db: Database, recorder: SQLRecorder) throws in
+            #expect(try Table("member").select(.allColumns(excluding: [String]())).distinct().fetchCount(db) == 2)
+            #expect(try Table("member").select(.allColumns(excluding: ["missing"])).distinct().fetchCount(db) == 2)
+            #expect(try Table("member").select(.allColumns(excluding: ["id"])).distinct().fetchCount(db) == 1)
+            #expect(recorder.dataSQL == [
+                #"SELECT COUNT(*) FROM (SELECT DISTINCT * FROM "member")"#,
+                #"SELECT COUNT(*) FROM (SELECT DISTINCT * FROM "member")"#,
+                #"SELECT COUNT(*) FROM (SELECT DISTINCT "name", "passwordHash" FROM "member")"#,
+            ])
+        }
+    }
 }
