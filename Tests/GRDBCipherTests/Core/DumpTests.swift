@@ -101,15 +101,16 @@ struct DumpTests {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             let pretty = DumpOutput()
             try db.dumpSQL("SELECT name, id FROM hero WHERE id <= 2 ORDER BY id", format: .json(encoder: encoder), to: pretty)
+            // As GRDB (DMP-4): column order (`.sortedKeys` does not apply), `"key":value`.
             #expect(pretty.text == """
                 [
                   {
-                    "id" : 1,
-                    "name" : "Milo"
+                    "name":"Milo",
+                    "id":1
                   },
                   {
-                    "id" : 2,
-                    "name" : "Zoë O'Hara"
+                    "name":"Zoë O'Hara",
+                    "id":2
                   }
                 ]
 

@@ -71,7 +71,7 @@ extension JSONDumpFormat: DumpFormat {
     }
 
     /// The JSON object of the current row. Keys and values are encoded one by one, so that
-    /// keys keep the order of columns (unless the encoder sorts them).
+    /// keys keep the order of columns.
     private func object(_ statement: Statement) throws -> String {
         var members: [(key: String, value: String)] = []
         members.reserveCapacity(statement.columnCount)
@@ -86,12 +86,11 @@ extension JSONDumpFormat: DumpFormat {
             }
             members.append((key: try encode(name), value: value))
         }
-        if encoder.outputFormatting.contains(.sortedKeys) {
-            members.sort { $0.key < $1.key }
-        }
+        // As GRDB (DMP-4): keys in column order (`.sortedKeys` does not apply), and
+        // `"key":value` in pretty-printed rows too.
         if members.isEmpty { return "{}" }
         if isPrettyPrinted {
-            let lines = members.map { "    \($0.key) : \($0.value)" }
+            let lines = members.map { "    \($0.key):\($0.value)" }
             return "  {\n" + lines.joined(separator: ",\n") + "\n  }"
         }
         return "{" + members.map { "\($0.key):\($0.value)" }.joined(separator: ",") + "}"
