@@ -111,8 +111,13 @@ public final class DatabasePool: DatabaseWriter {
         // As GRDB (CON-1): a close refused by the writer (a statement still alive) leaves the
         // pool open; once the writer is closed, a reader that can not close leaves a closed
         // pool, and a later close does nothing. Concurrent reads refuse the close first.
-        try readers.checkNoReadInProgress()
-        try writer.close()
+        try readers.beginClose()
+        do {
+            try writer.close()
+        } catch {
+            readers.cancelClose()
+            throw error
+        }
         keyingSource.forgetSharedKey()
         try readers.close()
     }

@@ -159,13 +159,23 @@ final class ReaderPool: @unchecked Sendable {
 
     /// Closes every reader, unless one is in use (SQLITE_BUSY). Later accesses throw
     /// SQLITE_MISUSE.
-    /// Throws SQLITE_BUSY while a read is in progress.
-    func checkNoReadInProgress() throws {
+    /// Refuses new reads, as the pool starts closing; throws SQLITE_BUSY while a read is in
+    /// progress. ``cancelClose()`` accepts reads again when the close is refused.
+    func beginClose() throws {
         condition.lock()
         defer { condition.unlock() }
         if readsInProgress > 0 {
             throw DatabaseError(resultCode: .SQLITE_BUSY, message: "unable to close due to concurrent database accesses")
         }
+        isClosed = true
+    }
+
+    /// Accepts reads again, after a close was refused.
+    func cancelClose() {
+        condition.lock()
+        isClosed = false
+        condition.broadcast()
+        condition.unlock()
     }
 
     func close() throws {

@@ -192,6 +192,9 @@ final class SerializedDatabase: @unchecked Sendable {
                 try db.close()
             } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && db.sqliteConnection != nil {
                 throw error
+            } catch {
+                isClosed = true
+                throw error
             }
             isClosed = true
         }

@@ -159,7 +159,10 @@ extension SQLQuery {
             if join.relation.alias.userName != nil && existing.relation.alias.userName == nil {
                 // A name the user gave (`TableAlias(name: "b")`) names the merged join,
                 // whichever join carries it, as GRDB (ASC-6): SQL snippets use it.
-                mergedAliases.append((existing.relation.alias, join.relation.alias))
+                let previous = existing.relation.alias
+                // Aliases merged before into the previous one follow it.
+                mergedAliases = mergedAliases.map { ($0.merged, $0.into === previous ? join.relation.alias : $0.into) }
+                mergedAliases.append((previous, join.relation.alias))
                 existing.relation.alias = join.relation.alias
             } else {
                 mergedAliases.append((join.relation.alias, existing.relation.alias))

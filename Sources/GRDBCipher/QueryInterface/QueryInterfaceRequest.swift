@@ -318,6 +318,7 @@ extension SQLQuery {
         let tableName = self.tableName
         let ordering = self.ordering
         let isReversed = self.isReversed && isRoot
+        let unorderedSelf = self
         query.ordering = DatabasePromise { db in
             var terms = try ordering?.resolve(db) ?? []
             if isReversed { terms = try terms.map { try $0.reversed } }
@@ -328,7 +329,7 @@ extension SQLQuery {
                 if let key = try? db.primaryKey(tableName).columns, !key.isEmpty {
                     keyColumns = key
                 } else if isRoot {
-                    let count = try db.columns(in: tableName).count
+                    let count = try unorderedSelf.columnCount(db)
                     return terms + (0..<count).map { SQLOrdering(kind: .expression(SQLExpression(.constant("\($0 + 1)")))) }
                 } else {
                     keyColumns = try db.columns(in: tableName).map(\.name)

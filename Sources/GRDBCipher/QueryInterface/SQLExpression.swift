@@ -396,10 +396,14 @@ extension SQLExpression {
                 }
             }
         }
-        let tests = columns.map {
-            SQLExpression(.binary(negated ? .is : .isNot, SQLExpression(.qualifiedColumn($0, alias)), .null))
+        if negated && columns.count == 1 {
+            return SQLExpression(.binary(.is, SQLExpression(.qualifiedColumn(columns[0], alias)), .null))
         }
-        return .associative(.and, tests)
+        let tests = columns.map {
+            SQLExpression(.binary(.isNot, SQLExpression(.qualifiedColumn($0, alias)), .null))
+        }
+        let exists = SQLExpression.associative(.and, tests)
+        return negated ? SQLExpression(.unary(.not, exists)) : exists
     }
 }
 

@@ -63,8 +63,18 @@ extension SQLQuery {
             var parents: [Row] = []
             var scopes: [Row] = []
             var rootRows: [Row] = []
+            // A joined relation that includes others has a scope without columns (ASC-2): its
+            // included relations, and their prefetches, are found there.
+            var usesScopes = join.isIncluded
             for (index, row) in rows.enumerated() {
-                guard let scope = attachesToRows ? row : row.scope(named: join.key) else { continue }
+                let scope: Row?
+                if attachesToRows, let nested = row.scope(named: join.key) {
+                    scope = nested
+                    usesScopes = true
+                } else {
+                    scope = attachesToRows ? row : row.scope(named: join.key)
+                }
+                guard let scope else { continue }
                 parents.append(row)
                 scopes.append(scope)
                 rootRows.append(chain?.rootRows[index] ?? row)
@@ -85,7 +95,7 @@ extension SQLQuery {
                 next = PrefetchChain(rootRows: scopes, rootQuery: join.relation, steps: [])
             }
             try join.relation.prefetch(db, into: scopes, chain: next)
-            if attachesToRows { continue }
+            if !usesScopes { continue }
             for (parent, scope) in zip(parents, scopes) {
                 parent.scopePrefetches[join.key] = Row.PrefetchedScope(entries: scope.prefetchedEntries, scopes: scope.scopePrefetches)
             }

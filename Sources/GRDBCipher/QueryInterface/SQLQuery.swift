@@ -151,6 +151,13 @@ struct SQLQuery: Sendable {
         return merged
     }
 
+    /// Removes the common table expressions of the query and of its joined relations (a
+    /// subquery whose statement's WITH clause has them already).
+    mutating func clearCTEs() {
+        ctes = []
+        for index in joins.indices { joins[index].relation.clearCTEs() }
+    }
+
     func withClause(_ context: inout SQLGenerationContext) throws -> String {
         let ctes = statementCTEs
         guard !ctes.isEmpty else { return "" }
@@ -292,7 +299,7 @@ struct SQLQuery: Sendable {
         var inner = withoutSelectedJoins()
         inner.selection = keyColumns.map { SQLSelection(kind: .expression(SQLExpression(.column($0)))) }
         inner.deferredSelection = nil
-        inner.ctes = []
+        inner.clearCTEs()
         let keySQL = keyColumns.count == 1 ? key : "(\(key))"
         return try " WHERE \(keySQL) IN (\(inner.sql(&context)))"
     }

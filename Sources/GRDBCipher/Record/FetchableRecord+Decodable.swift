@@ -582,7 +582,7 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     func decodeNil(forKey key: Key) throws -> Bool {
         guard let index = index(of: key) else {
             // Prefetched rows are never nil (ROW-2), as GRDB.
-            if row.prefetchedGroup(forKey: key.stringValue) != nil { return false }
+            if row.prefetchedGroupInTree(forKey: key.stringValue) != nil { return false }
             // A scope decodes as nil when all its values are NULL (the missing side of a left join).
             return !(scope(forKey: key)?.containsNonNullValue ?? false)
         }

@@ -211,6 +211,36 @@ struct AssociationRefinementTests {
         }
     }
 
+    @Test func prefetchesOfIncludedRelationsUnderAJoinedOne() throws {
+        // ASC-2 with ASC-3: the country, included under a joined author, is a scope of the
+        // author's scope without columns, and its prefetched rows are found there.
+        try withBooks { db, _ throws in
+            let request = ARBook
+                .joining(required: ARBook.author.including(required: ARAuthor.country.including(all: ARCountry.authors.order(Column("id")))))
+                .filter(key: 2)
+            let row = try #require(try Row.fetchOne(db, request))
+            let country = try #require(row.scopes["author"]?.scopes["country"])
+            #expect(country["name"] == "Japan")
+            #expect(row.scopesTree["country"]?.prefetchedRows["authors"]?.map { $0["name"] as String } == ["Kawabata"])
+        }
+    }
+
+    @Test func aUserAliasNamesAChainOfMergedJoins() throws {
+        // Two aggregates and a named join of one association: every merged alias takes the
+        // user's name.
+        try withBooks { db, _ throws in
+            let recorder = SQLRecorder()
+            recorder.record(db)
+            let request = ARAuthor
+                .annotated(with: ARAuthor.books.max(Column("year")), ARAuthor.books.count)
+                .joining(required: ARAuthor.books.aliased(TableAlias(name: "b")).filter(sql: "b.year > 1950"))
+                .order(Column("id"))
+            let rows = try Row.fetchAll(db, request)
+            #expect(rows.map { $0["name"] as String } == ["Duras", "Nobody"])
+            #expect(recorder.dataSQL.last?.contains(#"MAX("b"."year")"#) == true)
+        }
+    }
+
     @Test func aUserAliasNamesTheMergedJoin() throws {
         // ASC-6: as GRDB, the name given with TableAlias(name:) names the merged join, whichever
         // of the two joins carries it.

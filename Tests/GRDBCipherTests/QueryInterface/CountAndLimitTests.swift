@@ -87,10 +87,13 @@ struct TableAliasExistsTests {
             let badge = TableAlias<Badge>()
             let withBadge = try Int64.fetchAll(db, Person.select(Column("id")).joining(optional: Person.badge.aliased(badge)).filter(badge.exists))
             #expect(withBadge == [2])
+            let withoutBadge = try Int64.fetchAll(db, Person.select(Column("id")).joining(optional: Person.badge.aliased(badge)).filter(!badge.exists))
+            #expect(withoutBadge == [1])
             #expect(recorder.dataSQL == [
                 #"SELECT "person"."id" FROM "person" LEFT JOIN "passport" ON "passport"."personId" = "person"."id" WHERE "passport"."id" IS NOT NULL"#,
                 #"SELECT "person"."id" FROM "person" LEFT JOIN "passport" ON "passport"."personId" = "person"."id" WHERE "passport"."id" IS NULL"#,
                 #"SELECT "person"."id" FROM "person" LEFT JOIN "badge" ON "badge"."personId" = "person"."id" WHERE ("badge"."personId" IS NOT NULL) AND ("badge"."code" IS NOT NULL)"#,
+                #"SELECT "person"."id" FROM "person" LEFT JOIN "badge" ON "badge"."personId" = "person"."id" WHERE NOT (("badge"."personId" IS NOT NULL) AND ("badge"."code" IS NOT NULL))"#,
             ])
         }
     }
