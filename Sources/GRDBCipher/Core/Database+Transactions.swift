@@ -41,15 +41,17 @@ extension Database {
         try executeRollback("ROLLBACK TRANSACTION")
     }
 
-    /// Runs a rollback: never refused nor interrupted by Task cancellation, and tried once
-    /// more, silently, when an interrupt (``DatabaseReader/interrupt()``, FTS5's lingering
-    /// one) or an abort stops it, after the statements that keep an interrupt alive are reset.
-    func executeRollback(_ sql: String) throws {
+    /// Runs a rollback: never refused nor interrupted by Task cancellation. A rollback of the
+    /// transaction is tried once more, silently, when an interrupt (``DatabaseReader/interrupt()``,
+    /// FTS5's lingering one) or an abort stops it, after the statements that keep an interrupt
+    /// alive are reset. (A rollback to a savepoint is not: resetting would restart the
+    /// cursors of the transaction that goes on.)
+    private func executeRollback(_ sql: String, retries: Bool = true) throws {
         let run = {
             do {
                 try self.executeInternal(sql)
             } catch let error as DatabaseError
-                where error.resultCode == .SQLITE_INTERRUPT || error.resultCode == .SQLITE_ABORT
+                where retries && (error.resultCode == .SQLITE_INTERRUPT || error.resultCode == .SQLITE_ABORT)
             {
                 self.resetAllStatements()
                 try self.executeInternal(sql)
@@ -143,7 +145,7 @@ extension Database {
 
     /// Resets every statement of the connection that is still running: SQLite keeps an
     /// interrupt in effect as long as one runs.
-    func resetAllStatements() {
+    private func resetAllStatements() {
         var statement = sqlite3_next_stmt(handle, nil)
         while let current = statement {
             if sqlite3_stmt_busy(current) != 0 { sqlite3_reset(current) }
@@ -184,7 +186,7 @@ extension Database {
     private func rollbackSavepoint() {
         // An error may have rolled back the whole transaction already.
         guard isInsideTransaction else { return }
-        try? executeRollback("ROLLBACK TRANSACTION TO SAVEPOINT grdb")
+        try? executeRollback("ROLLBACK TRANSACTION TO SAVEPOINT grdb", retries: false)
         exemptFromCancellation { try? executeInternal("RELEASE SAVEPOINT grdb") }
     }
 

@@ -85,7 +85,6 @@ final class StatementStepper {
         self.sqliteStatement = statement.sqliteStatement
         let liveRow = Row(statement: statement)
         row = layout.map { Row(base: liveRow, layout: $0) } ?? liveRow
-        statement.isIterating = true
         statement.iterationOwner = ObjectIdentifier(self)
     }
 
@@ -100,7 +99,6 @@ final class StatementStepper {
             // A cursor released after another one started on the same statement does not
             // reset it under that one.
             if statement.iterationOwner == ObjectIdentifier(self) {
-                statement.isIterating = false
                 statement.iterationOwner = nil
                 statement.finishRun()
             }

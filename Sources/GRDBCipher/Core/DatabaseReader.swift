@@ -154,10 +154,10 @@ extension DatabaseWriter {
 /// the connection's queue, and `body` runs there, **in the calling task**, while the caller
 /// awaits.
 ///
-/// As in GRDB, the closure runs in the caller's task, on an actor whose executor is the
-/// connection's queue: the scheduled block hands the connection over, then runs the task's jobs
-/// on the queue until the access ends. So task-local values are visible in `body`, and
-/// `Task.isCancelled` tells whether the task was cancelled.
+/// As in GRDB, the closure runs in the caller's task, on an actor whose executor schedules the
+/// access and runs the task's one job inside the block that holds the connection, on its queue
+/// (``AccessExecutor``). So task-local values are visible in `body`, and `Task.isCancelled`
+/// tells whether the task was cancelled.
 ///
 /// Task cancellation, as GRDB: an access whose task is cancelled before it starts does not
 /// run; once the task is cancelled, every later statement of the access throws
@@ -180,11 +180,14 @@ func awaitAccess<T: Sendable>(
     }
     // Without custom actor executors: the closure runs on the queue, outside the task.
     return try await withoutActuallyEscaping(body) { body in
+        // The scheduled block may outlive the await by a moment: it must drop `body` before it
+        // resumes the caller, or `body` would escape `withoutActuallyEscaping`.
         let holder = ClosureHolder(body)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 schedule { dbResult in
                     let result = Result<T, any Error> {
+                        // Taken here, so that it is released before the caller resumes.
                         let body = holder.take()
                         let db = try dbResult.get()
                         return try cancellation.run(body, in: db)

@@ -76,11 +76,12 @@ public final class Statement {
     /// configuration is a large value).
     let publicStatementArguments: Bool
 
-    /// True while a cursor iterates the statement.
-    @exclusivity(unchecked) var isIterating = false
     /// The cursor stepper that iterates the statement, while one does: a cursor released
     /// after another one started on the same (cached) statement leaves it alone.
     @exclusivity(unchecked) var iterationOwner: ObjectIdentifier?
+
+    /// True while a cursor iterates the statement.
+    var isIterating: Bool { iterationOwner != nil }
 
     /// What the statement reads and writes, as SQLite reported it at compile time.
     @exclusivity(unchecked) private(set) var analysis: StatementAnalysis

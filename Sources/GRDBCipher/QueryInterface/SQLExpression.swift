@@ -226,16 +226,10 @@ extension SQLExpression {
         SQLExpression(.value(value.databaseValue))
     }
 
-    /// Whether the expression is the constant true (`true`, `1`).
+    /// Whether the expression is the value `true` (a join condition that is no condition).
     var isTrueConstant: Bool {
-        switch kind {
-        case .value(let value): return value == true.databaseValue
-        case .constant(let token): return token == "1"
-        case .literal(let literal):
-            if literal.elements.count == 1, case let .sql(text, arguments) = literal.elements[0] { return text == "1" && arguments.isEmpty }
-            return false
-        default: return false
-        }
+        if case .value(let value) = kind { return value == true.databaseValue }
+        return false
     }
 
     /// Whether the expression is the NULL value.
