@@ -543,3 +543,4 @@ try dbQueue5.inDatabase { db in
     print("DV \(1.databaseValue == 1.0.databaseValue) \("1".databaseValue == 1.databaseValue) \(DatabaseValue.null == DatabaseValue.null)")
 }
 try probeRound2()
+try probeRound3()

@@ -87,6 +87,9 @@ public final class Database {
     /// created while another statement runs, where no statement should be compiled.
     var fts5APIPointer: UnsafeMutableRawPointer?
 
+    /// While `dumpRequest` runs a request, the prefetch queries it runs.
+    var prefetchDumpRecorder: PrefetchDumpRecorder?
+
     /// The columns of the last persistence container of each record type.
     var containerTemplates = PersistenceContainerTemplates()
 

@@ -83,6 +83,10 @@ public final class Statement {
     /// True while a cursor iterates the statement.
     var isIterating: Bool { iterationOwner != nil }
 
+    /// While `dumpRequest` prints the rows of a prefetch query, the number of columns it
+    /// prints: the key columns that follow (`grdb_authorId`) are the library's own.
+    var dumpedColumnCount: Int?
+
     /// What the statement reads and writes, as SQLite reported it at compile time.
     @exclusivity(unchecked) private(set) var analysis: StatementAnalysis
 

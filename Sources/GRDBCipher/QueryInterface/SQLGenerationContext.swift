@@ -123,6 +123,15 @@ struct SQLGenerationContext {
         return try body(&self)
     }
 
+    /// Runs `body` without a table for unqualified columns: they stay unqualified.
+    mutating func withoutCurrentAlias<T>(_ body: (inout SQLGenerationContext) throws -> T) rethrows -> T {
+        let saved = (currentAlias, qualifiesCurrentColumns)
+        currentAlias = nil
+        qualifiesCurrentColumns = false
+        defer { (currentAlias, qualifiesCurrentColumns) = saved }
+        return try body(&self)
+    }
+
     /// The table of an alias (nil: the current SELECT's), once the alias is named.
     func tableName(of alias: TableAliasBase?) -> String? {
         guard let alias = alias ?? currentAlias else { return nil }

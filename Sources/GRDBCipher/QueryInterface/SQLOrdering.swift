@@ -62,7 +62,10 @@ public struct SQLOrdering: SQLOrderingTerm, Sendable {
         case .desc(let expression): return try expression.sql(&context) + " DESC"
         case .ascNullsLast(let expression): return try expression.sql(&context) + " ASC NULLS LAST"
         case .descNullsFirst(let expression): return try expression.sql(&context) + " DESC NULLS FIRST"
-        case .literal(let literal): return try literal.sql(&context)
+        case .literal(let literal):
+            // The unqualified columns of an SQL literal belong to its own FROM clause, not to
+            // the table of the request it is interpolated in (LIT-1).
+            return try context.withoutCurrentAlias { try literal.sql(&$0) }
         }
     }
 }
@@ -112,7 +115,10 @@ public struct SQLSubquery: SQLSubqueryable, Sendable {
     func sql(_ context: inout SQLGenerationContext) throws -> String {
         switch kind {
         case .query(let query): return try query.sql(&context)
-        case .literal(let literal): return try literal.sql(&context)
+        case .literal(let literal):
+            // The unqualified columns of an SQL literal belong to its own FROM clause, not to
+            // the table of the request it is interpolated in (LIT-1).
+            return try context.withoutCurrentAlias { try literal.sql(&$0) }
         }
     }
 }

@@ -215,9 +215,14 @@ extension SQLPrefetch {
                 base.deferredSelection = nil
                 base.prefetches = []
                 if base.limit == nil { base.ordering = nil }
-                var baseCTEs = base.ctes
-                base.ctes = []
-                baseCTEs.removeAll { $0.tableName.lowercased() == SQLPrefetch.baseTableName.lowercased() }
+                var baseCTEs: [SQLCTE] = []
+                if !base.ctes.contains(where: { $0.tableName.lowercased() == SQLPrefetch.baseTableName.lowercased() }) {
+                    baseCTEs = base.ctes
+                    base.ctes = []
+                }
+                // A parent that is itself a prefetch keyed on a composite key reads its own
+                // "grdb_base": it keeps its common table expressions, and the base is a WITH
+                // inside a WITH, as GRDB writes it (ASC-9).
                 query.ctes = baseCTEs + [SQLCTE(tableName: SQLPrefetch.baseTableName, isRecursive: false, columns: nil, subquery: SQLSubquery(query: base))] + query.ctes
             }
             // The key columns, fetched under a name of their own: "grdb_authorId".
@@ -239,7 +244,9 @@ extension SQLPrefetch {
             } else {
                 query.selection += keySelection
             }
-            childRows = try PrefetchQueryRows.fetch(db, QueryInterfaceRequest<Row>(query: query))
+            let request = QueryInterfaceRequest<Row>(query: query)
+            db.prefetchDumpRecorder?.queries.append((path: dumpPath, request: request, keyColumnCount: keySelection.count))
+            childRows = try PrefetchQueryRows.fetch(db, request)
         }
         // The rows of each key, in the order of the query, for each parent: the parents share
         // the store of the rows.
@@ -258,6 +265,15 @@ extension SQLPrefetch {
                 row.setPrefetchedGroup(PrefetchedGroup(store: store, index: groups.position(forKey: key) ?? -1), forKey: self.key)
             }
         }
+    }
+
+    /// The name `dumpRequest` prints above the prefetched rows: the keys from the fetched
+    /// relation to the prefetched one (`books`, `author.books`, the pivot and the target of a
+    /// through association, `books.chapters`).
+    private var dumpPath: String {
+        var names = association.steps.dropLast().map { $0.isToMany ? $0.key.pluralName : $0.key.singularName }
+        names.append(key)
+        return names.joined(separator: ".")
     }
 
     /// The keys of rows whose single-column key `column` holds integers or NULL (nil), or
@@ -474,4 +490,11 @@ extension Row {
         }
         return databaseValue(at: index)
     }
+}
+
+/// The prefetch queries a fetch runs, for `dumpRequest` (``Database/dumpRequest(_:format:to:)``),
+/// which prints their rows after the fetched ones.
+final class PrefetchDumpRecorder {
+    /// In the order they run: a prefetch before the prefetches nested in it.
+    var queries: [(path: String, request: QueryInterfaceRequest<Row>, keyColumnCount: Int)] = []
 }

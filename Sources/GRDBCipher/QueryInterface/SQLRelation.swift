@@ -330,10 +330,7 @@ extension SQLQuery {
     func columnCount(_ db: Database, ctes: [SQLCTE] = []) throws -> Int {
         func tableColumnCount() throws -> Int {
             if let cte = ctes.first(where: { $0.tableName.lowercased() == tableName.lowercased() }) {
-                if let columns = cte.columns, !columns.isEmpty { return columns.count }
-                var context = SQLGenerationContext(db)
-                let sql = try cte.subquery.sql(&context)
-                return try db.makeStatement(sql: sql).columnCount
+                return try cte.columnCount(db)
             }
             return try db.columns(in: tableName).count
         }
@@ -348,6 +345,35 @@ extension SQLQuery {
             case .expression, .aliased, .literal:
                 return count + 1
             }
+        }
+    }
+}
+
+extension SQLCTE {
+    /// The number of columns of the common table expression: its explicit columns, or those
+    /// its request selects (from the selection, without SQL, as GRDB: the request may read
+    /// another common table expression of the statement), or those its SQL gives (CTE-3).
+    func columnCount(_ db: Database) throws -> Int {
+        if let columns, !columns.isEmpty { return columns.count }
+        do {
+            switch subquery.kind {
+            case .query(let query):
+                return try query.columnCount(db)
+            case .literal:
+                var context = SQLGenerationContext(db)
+                let sql = try subquery.sql(&context)
+                return try db.makeStatement(sql: sql).columnCount
+            }
+        } catch let error as DatabaseError {
+            throw DatabaseError(
+                resultCode: error.extendedResultCode,
+                message: "Can't compute the number of columns in the \(tableName.quotedDatabaseIdentifier) common table expression: "
+                    + (error.message ?? "unknown error")
+                    + ". Check the syntax of the SQL definition, or provide the explicit list of selected columns"
+                    + " with the `columns` parameter in the CommonTableExpression initializer.",
+                sql: error.sql,
+                arguments: error.arguments,
+                publicStatementArguments: error.publicStatementArguments)
         }
     }
 }

@@ -263,6 +263,75 @@ struct DumpTests {
         #expect(reader.text == "2\n")
     }
 
+    /// As GRDB (DMP-3): the rows of `including(all:)` follow the fetched rows, under the keys
+    /// that lead to them, without the key columns that link them to their parents.
+    @Test func dumpRequestPrintsPrefetchedRows() throws {
+        let database = try TestDatabase()
+        struct Guild: TableRecord {
+            static let heroes = hasMany(Hero.self)
+            static let quests = hasMany(Quest.self, through: heroes, using: Hero.quests)
+        }
+        struct Hero: TableRecord {
+            static let guild = belongsTo(Guild.self)
+            static let quests = hasMany(Quest.self)
+        }
+        struct Quest: TableRecord { }
+        try database.dbQueue.write { db in
+            try db.execute(sql: """
+                CREATE TABLE guild (id INTEGER PRIMARY KEY, name TEXT);
+                CREATE TABLE hero (id INTEGER PRIMARY KEY, guildId INTEGER REFERENCES guild(id), name TEXT);
+                CREATE TABLE quest (id INTEGER PRIMARY KEY, heroId INTEGER REFERENCES hero(id), goal TEXT);
+                INSERT INTO guild VALUES (1, 'owl'), (2, 'fox');
+                INSERT INTO hero VALUES (1, 1, 'Milo'), (2, 1, 'Zoë'), (3, 2, NULL);
+                INSERT INTO quest VALUES (1, 1, 'dragon'), (2, 3, 'tower');
+                """)
+        }
+        try database.dbQueue.read { db in
+            let heroes = Guild.heroes.orderByPrimaryKey()
+            let output = DumpOutput()
+            try db.dumpRequest(Guild.orderByPrimaryKey().including(all: heroes.including(all: Hero.quests.orderByPrimaryKey())), to: output)
+            #expect(output.text == """
+                1|owl
+                2|fox
+
+                heros
+                1|1|Milo
+                2|1|Zoë
+                3|2|
+
+                quests
+                1|1|dragon
+                2|3|tower
+
+                """)
+
+            // The header names the printed columns only; a through association is named by
+            // its pivot and its target; other formats too.
+            let list = DumpOutput()
+            try db.dumpRequest(Guild.filter(key: 2).including(all: heroes.filter(Column("name") != nil).forKey("named")), format: .list(header: true), to: list)
+            #expect(list.text == "id|name\n2|fox\n\nnamed\n")
+            let json = DumpOutput()
+            try db.dumpRequest(Guild.filter(key: 1).including(all: Guild.quests), format: .json(), to: json)
+            #expect(json.text == """
+                [{"id":1,"name":"owl"}]
+
+                heros.quests
+                [{"id":1,"heroId":1,"goal":"dragon"}]
+
+                """)
+
+            // Under an included association: the keys from the fetched table.
+            let joined = DumpOutput()
+            try db.dumpRequest(Hero.filter(key: 3).including(required: Hero.guild.including(all: heroes)), to: joined)
+            #expect(joined.text == "3|2||2|fox\n\nguild.heros\n3|2|\n")
+
+            // No fetched row, no prefetched section.
+            let none = DumpOutput()
+            try db.dumpRequest(Guild.filter(key: 9).including(all: heroes), to: none)
+            #expect(none.text == "")
+        }
+    }
+
     @Test func dumpSQLRunsEveryStatement() throws {
         let database = try makeDatabase()
         try database.dbQueue.write { db in

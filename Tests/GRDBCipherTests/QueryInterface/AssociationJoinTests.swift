@@ -276,6 +276,36 @@ struct AssociationCTETests {
             #expect(try sqlOf(db, twice).hasSuffix(#"JOIN "everyCountry" ON "writer"."countryCode" <> "everyCountry"."code""#))
         }
     }
+
+    /// As GRDB (CTE-3): an included CTE counts its columns from its request's selection, so
+    /// it may read another CTE of the statement; when counting needs SQL that does not
+    /// compile alone, the error says how to give the columns.
+    @Test func includedCommonTableExpressionReadingAnother() throws {
+        try withLibrary { (db: Database) throws in
+            let recent = CommonTableExpression(named: "recent", request: AJNovel.select(Column("writerId"), Column("title")).filter(Column("year") > 1970))
+            let titled = CommonTableExpression(named: "titled", request: Table("recent").select(Column("writerId"), Column("title")))
+            let association = AJWriter.association(to: titled) { writer, titled in titled[Column("writerId")] == writer[Column("id")] }
+            let rows = try Row.fetchAll(db, AJWriter.with(recent).with(titled).including(required: association).order(Column("id")))
+            #expect(rows.map { $0.scopes["titled"]?["title"] as String? } == ["Invisible Cities", "Book of Disquiet"])
+
+            for titled in [
+                CommonTableExpression(named: "titled", sql: "SELECT writerId, title FROM recent"),
+                CommonTableExpression(named: "titled", request: Table("recent").all()),
+            ] {
+                let association = AJWriter.association(to: titled) { writer, titled in titled[Column("writerId")] == writer[Column("id")] }
+                let error = try #require(throws: DatabaseError.self) {
+                    try Row.fetchAll(db, AJWriter.with(recent).with(titled).including(required: association))
+                }
+                #expect(error.resultCode == .SQLITE_ERROR)
+                #expect(error.message == #"Can't compute the number of columns in the "titled" common table expression: no such table: recent. Check the syntax of the SQL definition, or provide the explicit list of selected columns with the `columns` parameter in the CommonTableExpression initializer."#)
+            }
+
+            // With the columns given, no counting.
+            let named = CommonTableExpression(named: "titled", columns: ["writerId", "title"], sql: "SELECT writerId, title FROM recent")
+            let namedAssociation = AJWriter.association(to: named) { writer, titled in titled[Column("writerId")] == writer[Column("id")] }
+            #expect(try Row.fetchAll(db, AJWriter.with(recent).with(named).including(required: namedAssociation)).count == 2)
+        }
+    }
 }
 
 @Suite("Associations: foreign keys and errors")

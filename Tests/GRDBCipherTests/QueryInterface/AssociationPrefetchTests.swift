@@ -405,6 +405,35 @@ struct AssociationPrefetchTests {
         }
     }
 
+    /// As GRDB (ASC-9): the second level of composite keys reads the keys of the first level,
+    /// whose base is a WITH inside the WITH.
+    @Test func compositeKeysOnThreeLevels() throws {
+        try withMusic { db, recorder in
+            try db.execute(sql: """
+                CREATE TABLE season (year INTEGER, venue TEXT, PRIMARY KEY (year, venue));
+                CREATE TABLE concert (day INTEGER, slot INTEGER, seasonYear INTEGER, seasonVenue TEXT, PRIMARY KEY (day, slot),
+                    FOREIGN KEY (seasonYear, seasonVenue) REFERENCES season(year, venue));
+                CREATE TABLE ticket (id INTEGER PRIMARY KEY, concertDay INTEGER, concertSlot INTEGER,
+                    FOREIGN KEY (concertDay, concertSlot) REFERENCES concert(day, slot));
+                INSERT INTO season VALUES (2024, 'Hall'), (2024, 'Park');
+                INSERT INTO concert VALUES (1, 1, 2024, 'Hall'), (1, 2, 2024, 'Park'), (2, 1, 2024, 'Hall');
+                INSERT INTO ticket VALUES (1, 1, 1), (2, 2, 1), (3, 1, 1), (4, 1, 2);
+                """)
+            let seasons = Table("season")
+            let concerts = seasons.hasMany(Table("concert"))
+            let tickets = Table("concert").hasMany(Table("ticket"))
+            recorder.reset()
+            let rows = try seasons.order(Column("venue"))
+                .including(all: concerts.order(Column("day"), Column("slot")).including(all: tickets.order(Column("id"))))
+                .fetchAll(db)
+            #expect(recorder.dataSQL.last == #"WITH "grdb_base" AS (WITH "grdb_base" AS (SELECT "year", "venue" FROM "season") SELECT "day", "slot" FROM "concert" WHERE ("seasonYear", "seasonVenue") IN "grdb_base") SELECT *, "concertDay" AS "grdb_concertDay", "concertSlot" AS "grdb_concertSlot" FROM "ticket" WHERE ("concertDay", "concertSlot") IN "grdb_base" ORDER BY "id""#)
+            let ticketIds = rows.map { row in
+                (row.prefetchedRows["concerts"] ?? []).map { concert in (concert.prefetchedRows["tickets"] ?? []).map { $0["id"] as Int64 } }
+            }
+            #expect(ticketIds == [[[1, 3], [2]], [[4]]])
+        }
+    }
+
     @Test func prefetchedRowsGroupByValueAcrossStorageClasses() throws {
         try withMusic { db, _ in
             // Keys without column affinity keep their storage class: a child key stored as a

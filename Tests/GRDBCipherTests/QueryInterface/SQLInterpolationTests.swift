@@ -96,6 +96,24 @@ struct SQLInterpolationTests {
         }
     }
 
+    /// As GRDB (LIT-1): the columns of an SQL request interpolated as a subquery belong to
+    /// that subquery, not to the aliased table of the request around it.
+    @Test func subqueryLiteralsInAliasedRequests() throws {
+        try withDatabase { (db: Database) throws in
+            let alias = TableAlias(name: "f")
+            let heaviest: SQLRequest<String> = "SELECT MAX(\(Column("weight"))) FROM fruit"
+            let request = Table("fruit").aliased(alias).filter(literal: "\(Column("weight")) = (\(heaviest))").select(Column("name"), as: String.self)
+            #expect(try request.makePreparedRequest(db, forSingleResult: false).statement.sql
+                == #"SELECT "f"."name" FROM "fruit" "f" WHERE "f"."weight" = (SELECT MAX("weight") FROM fruit)"#)
+            #expect(try request.fetchAll(db) == ["melon"])
+
+            // A column of the outer alias, named explicitly, stays qualified.
+            let outer: SQLRequest<Int> = "SELECT \(alias[Column("id")]) * 10"
+            let qualified = Table("fruit").aliased(alias).select(literal: "(\(outer))").order(Column("id"))
+            #expect(try Int.fetchAll(db, qualified) == [10, 20, 30])
+        }
+    }
+
     @Test func joinedCollectionsOfSQL() throws {
         try withDatabase { (db: Database) throws in
             let conditions: [SQL] = ["weight > \(30)", "\(Column("name")) <> \("melon")"]

@@ -54,8 +54,26 @@ extension Database {
     public func dumpRequest(_ request: some FetchRequest, format: some DumpFormat = .debug(), to stream: (any TextOutputStream)? = nil) throws {
         var dumpStream = DumpStream(stream)
         var format = format
-        let statement = try request.makePreparedRequest(self, forSingleResult: false).statement
-        try _dump(statement, format: &format, to: &dumpStream)
+        let prepared = try request.makePreparedRequest(self, forSingleResult: false)
+        try _dump(prepared.statement, format: &format, to: &dumpStream)
+        guard prepared.supplementaryFetch != nil else { return }
+        // The rows of `including(all:)`: each prefetch query the request runs, after an empty
+        // line and the keys that lead to it, without the key columns that link its rows to
+        // their parents (as GRDB, DMP-3).
+        let recorder = PrefetchDumpRecorder()
+        prefetchDumpRecorder = recorder
+        do {
+            defer { prefetchDumpRecorder = nil }
+            _ = try prepared.supplementedRows(self)
+        }
+        for query in recorder.queries {
+            dumpStream.margin()
+            dumpStream.write(query.path + "\n")
+            let statement = try query.request.makePreparedRequest(self, forSingleResult: false).statement
+            statement.dumpedColumnCount = statement.columnCount - query.keyColumnCount
+            defer { statement.dumpedColumnCount = nil }
+            try _dump(statement, format: &format, to: &dumpStream)
+        }
     }
 
     /// Prints the schema of the database: the SQL of its tables, indexes, views and triggers.

@@ -44,11 +44,11 @@ extension DebugDumpFormat: DumpFormat {
         if !firstRowWritten {
             firstRowWritten = true
             if header {
-                stream.write(statement.columnNames.joined(separator: separator) + "\n")
+                stream.write(statement.dumpColumnNames.joined(separator: separator) + "\n")
             }
         }
         var line = ""
-        for index in 0..<statement.columnCount {
+        for index in 0..<statement.dumpColumnCount {
             if index > 0 { line += separator }
             let value = statement.dumpValue(at: index)
             switch value.storage {

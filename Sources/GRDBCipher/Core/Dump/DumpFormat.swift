@@ -39,6 +39,15 @@ public enum DumpTableHeaderOptions: Sendable {
 // MARK: - Reading the statement's current row
 
 extension Statement {
+    /// The number of columns the dump formats print.
+    var dumpColumnCount: Int { dumpedColumnCount ?? columnCount }
+
+    /// The names of the columns the dump formats print.
+    var dumpColumnNames: [String] {
+        let names = columnNames
+        return dumpedColumnCount.map { Array(names.prefix($0)) } ?? names
+    }
+
     /// The value of a column of the current row.
     func dumpValue(at index: Int) -> DatabaseValue {
         DatabaseValue(sqliteStatement: sqliteStatement, index: CInt(index))

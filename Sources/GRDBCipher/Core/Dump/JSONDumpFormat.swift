@@ -74,8 +74,8 @@ extension JSONDumpFormat: DumpFormat {
     /// keys keep the order of columns.
     private func object(_ statement: Statement) throws -> String {
         var members: [(key: String, value: String)] = []
-        members.reserveCapacity(statement.columnCount)
-        for (index, name) in statement.columnNames.enumerated() {
+        members.reserveCapacity(statement.dumpColumnCount)
+        for (index, name) in statement.dumpColumnNames.enumerated() {
             let value: String
             switch statement.dumpValue(at: index).storage {
             case .null: value = "null"

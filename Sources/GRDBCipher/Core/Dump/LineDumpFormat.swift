@@ -36,7 +36,7 @@ extension LineDumpFormat: DumpFormat {
             stream.margin()
         }
         firstRowWritten = true
-        let names = statement.columnNames
+        let names = statement.dumpColumnNames
         let width = names.map(\.count).max() ?? 0
         var text = ""
         for (index, name) in names.enumerated() {

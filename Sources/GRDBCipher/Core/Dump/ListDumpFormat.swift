@@ -45,10 +45,10 @@ extension ListDumpFormat: DumpFormat {
         if !firstRowWritten {
             firstRowWritten = true
             if header {
-                stream.write(statement.columnNames.joined(separator: separator) + "\n")
+                stream.write(statement.dumpColumnNames.joined(separator: separator) + "\n")
             }
         }
-        let values = (0..<statement.columnCount).map { statement.dumpText(at: $0) ?? nullValue }
+        let values = (0..<statement.dumpColumnCount).map { statement.dumpText(at: $0) ?? nullValue }
         stream.write(values.joined(separator: separator) + "\n")
     }
 

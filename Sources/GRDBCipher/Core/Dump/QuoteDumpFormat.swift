@@ -40,10 +40,10 @@ extension QuoteDumpFormat: DumpFormat {
         if !firstRowWritten {
             firstRowWritten = true
             if header {
-                stream.write(statement.columnNames.map(\.quotedSQLLiteral).joined(separator: separator) + "\n")
+                stream.write(statement.dumpColumnNames.map(\.quotedSQLLiteral).joined(separator: separator) + "\n")
             }
         }
-        let values = (0..<statement.columnCount).map { statement.dumpValue(at: $0).quotedSQLLiteral }
+        let values = (0..<statement.dumpColumnCount).map { statement.dumpValue(at: $0).quotedSQLLiteral }
         stream.write(values.joined(separator: separator) + "\n")
     }
 
