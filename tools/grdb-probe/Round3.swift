@@ -236,6 +236,28 @@ func probeRound3() throws {
         try Row.fetchAll(db, orderedBooks.select(Column("title")).including(optional: Book9.author).annotated(withOptional: Book9.shelf.select(Column("label"))).annotated(with: Column("year"))).map(\.debugDescription)
     }
 
+    run("asc4-selectAfter") { db in
+        try Row.fetchAll(db, orderedBooks.annotated(withRequired: Book9.author.select(Column("name").forKey("authorName"))).select(Column("title"))).map(\.debugDescription)
+    }
+    run("asc4-selectAfterIncluded") { db in
+        try Row.fetchAll(db, orderedBooks.including(optional: Book9.shelf).annotated(withOptional: Book9.room).select(Column("title"))).map(\.debugDescription)
+    }
+    run("asc4-mergedIncluded") { db in
+        try Row.fetchAll(db, orderedBooks.including(required: Book9.author).annotated(withRequired: Book9.author.select(Column("name").forKey("authorName")))).map(\.debugDescription)
+    }
+    run("asc4-annotationThenIncluded") { db in
+        try Row.fetchAll(db, orderedBooks.annotated(withOptional: Book9.shelf.select(Column("label"))).including(optional: Book9.shelf)).map(\.debugDescription)
+    }
+    run("asc4-nestedAnnotation") { db in
+        try Row.fetchAll(db, Chapter9.orderByPrimaryKey().annotated(withRequired: Chapter9.belongsTo(Book9.self).select(Column("title").forKey("bookTitle")).annotated(withRequired: Book9.author.select(Column("name").forKey("authorName")))).annotated(with: Column("id").forKey("again"))).map(\.debugDescription)
+    }
+    run("asc4-aggregateBetween") { db in
+        try Row.fetchAll(db, Author9.orderByPrimaryKey().annotated(withOptional: Author9.books.filter(Column("year") > 2008).select(Column("title").forKey("recent"))).annotated(with: Author9.books.count).including(all: Author9.books.forKey("all"))).map(\.debugDescription)
+    }
+    run("asc4-throughRequired") { db in
+        try Row.fetchAll(db, orderedBooks.annotated(withRequired: Book9.room.select(Column("floor"))).including(required: Book9.author)).map(\.debugDescription)
+    }
+
     // OBS-2, PRG-11
     let bookTable = Table("book9")
     func region(_ request: some FetchRequest, _ db: Database) throws -> String {

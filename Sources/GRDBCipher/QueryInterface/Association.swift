@@ -87,31 +87,33 @@ extension SQLQuery {
         case .includingRequired, .includingOptional: isIncluded = true
         default: isIncluded = false
         }
-        let isAnnotation = mode == .annotatingRequired || mode == .annotatingOptional
         var join: SQLJoin?
         for (index, step) in association.steps.enumerated().reversed() {
-            var relation = step.relation
+            // The aliases the library made get new instances, so that an association joined
+            // twice names two tables. Aggregates keep theirs: their expressions refer to them.
+            var relation = mode == .aggregating ? step.relation : step.relation.withFreshImplicitAliases()
             let isDestination = index == association.steps.count - 1
             if !isDestination {
                 // The intermediate tables of a through association: an empty scope.
                 relation.selection = []
                 relation.deferredSelection = nil
+            } else if mode == .annotatingRequired || mode == .annotatingOptional {
+                // An annotation joins the association, and selects its columns among the
+                // request's own, qualified, in the order of the calls: a later `select`
+                // replaces them, and an included join of the same key keeps its own columns
+                // (as GRDB, ASC-4).
+                query.appendSelection(of: relation, path: association.steps.map(\.key.singularName))
             }
             if let inner = join { relation.appendJoin(inner) }
             join = SQLJoin(
                 isRequired: mode.isRequired,
                 isIncluded: isIncluded,
-                isAnnotation: isDestination && isAnnotation,
                 isThroughStep: !isDestination,
                 key: step.key.singularName,
                 condition: step.condition,
                 relation: relation)
         }
-        // The aliases the library made get new instances, so that an association joined
-        // twice names two tables. Aggregates keep theirs: their expressions refer to them.
-        if mode != .aggregating {
-            join!.relation = join!.relation.withFreshImplicitAliases()
-        } else {
+        if mode == .aggregating {
             // The rows of an aggregate are grouped away: their ordering (`hasMany(…).order(…)`)
             // orders nothing.
             join!.relation.ordering = nil
@@ -120,6 +122,17 @@ extension SQLQuery {
         }
         query.appendJoin(join!)
         return query
+    }
+
+    /// Appends the selection of the relation joined through `path`, to be qualified with its
+    /// alias (``resolvedSelection(_:)``): the join may still merge into another one.
+    private mutating func appendSelection(of relation: SQLQuery, path: [String]) {
+        let joined = SQLSelection(kind: .joined(path: path, relation.deferredSelection ?? DatabasePromise(value: relation.selection)))
+        if let deferred = deferredSelection {
+            deferredSelection = DatabasePromise { db in try deferred.resolve(db) + [joined] }
+        } else {
+            selection.append(joined)
+        }
     }
 
     /// Appends a join, merged into an existing join of the same key and table, with the rules
@@ -136,7 +149,6 @@ extension SQLQuery {
         var existing = joins[index]
         existing.isRequired = existing.isRequired || join.isRequired
         existing.isIncluded = existing.isIncluded || join.isIncluded
-        existing.isAnnotation = existing.isAnnotation || join.isAnnotation
         existing.isThroughStep = existing.isThroughStep && join.isThroughStep
         existing.relation.filters += join.relation.filters
         if !join.condition.isForeignKey {
@@ -151,7 +163,7 @@ extension SQLQuery {
             existing.relation.ordering = join.relation.ordering
             existing.relation.isReversed = join.relation.isReversed
         }
-        if join.isIncluded || join.isAnnotation, !join.isThroughStep {
+        if join.isIncluded, !join.isThroughStep {
             existing.relation.selection = join.relation.selection
             existing.relation.deferredSelection = join.relation.deferredSelection
         }
@@ -183,7 +195,6 @@ extension SQLQuery {
         query.joins = joins.map { join in
             var join = join
             join.isIncluded = false
-            join.isAnnotation = false
             join.relation = join.relation.withoutSelectedJoins()
             return join
         }

@@ -85,8 +85,6 @@ struct SQLJoin: Sendable {
     var isRequired: Bool
     /// Whether the columns of the relation are fetched in a scope.
     var isIncluded: Bool
-    /// Whether the selected columns are appended to the parent's (annotations).
-    var isAnnotation = false
     /// Whether the relation is an intermediate table of a through association (an empty
     /// scope): merged into another join of the same key, it brings its filters and joins, not
     /// a selection or an ordering.
@@ -115,6 +113,19 @@ extension SQLQuery {
         for join in joins {
             try join.relation.forEachRelation(body)
         }
+    }
+
+    /// The table of an alias of the relation tree, or of an alias merged into one, or nil.
+    func tableName(ofAlias alias: TableAliasBase) -> String? {
+        var table: String?
+        var merged: [(merged: TableAliasBase, into: TableAliasBase)] = []
+        forEachRelation { relation in
+            if relation.alias === alias { table = relation.tableName }
+            merged += relation.mergedAliases
+        }
+        if let table { return table }
+        guard let into = merged.first(where: { $0.merged === alias })?.into, into !== alias else { return nil }
+        return tableName(ofAlias: into)
     }
 
     /// Names the aliases of the joined tables before the SQL is written: a user's name stays;
@@ -192,7 +203,7 @@ extension SQLQuery {
     func joinedSelectionSQL(_ context: inout SQLGenerationContext) throws -> [String] {
         var parts: [String] = []
         for join in joins {
-            if join.isIncluded || join.isAnnotation {
+            if join.isIncluded {
                 let selection = try join.relation.resolvedSelection(context.db)
                 if !selection.isEmpty {
                     let sql = try context.withCurrentAlias(join.relation.alias) { context in
@@ -258,9 +269,34 @@ extension SQLQuery {
         return parts
     }
 
-    /// The selection, with the deferred one resolved.
+    /// The selection, with the deferred one resolved, and the columns of annotations
+    /// qualified with the alias of their joined table.
     func resolvedSelection(_ db: Database) throws -> [SQLSelection] {
-        try deferredSelection?.resolve(db) ?? selection
+        let selection = try deferredSelection?.resolve(db) ?? self.selection
+        guard selection.contains(where: { if case .joined = $0.kind { true } else { false } }) else { return selection }
+        return try resolveJoinedSelections(db, selection, path: [])
+    }
+
+    /// `selection` belongs to the relation joined through `path`: its annotations are
+    /// further down that path.
+    private func resolveJoinedSelections(_ db: Database, _ selection: [SQLSelection], path: [String]) throws -> [SQLSelection] {
+        var resolved: [SQLSelection] = []
+        for item in selection {
+            guard case let .joined(subpath, promise) = item.kind else {
+                resolved.append(item)
+                continue
+            }
+            let fullPath = path + subpath
+            guard let relation = joinedRelation(at: fullPath[...]) else { continue }
+            resolved += try resolveJoinedSelections(db, promise.resolve(db), path: fullPath).map { $0.qualified(with: relation.alias) }
+        }
+        return resolved
+    }
+
+    /// The relation joined through a path of join keys.
+    private func joinedRelation(at path: ArraySlice<String>) -> SQLQuery? {
+        guard let key = path.first else { return self }
+        return joins.first { $0.key == key }?.relation.joinedRelation(at: path.dropFirst())
     }
 
     // MARK: Row adapter
@@ -273,52 +309,36 @@ extension SQLQuery {
         return try scopedAdapter(db, index: &index, ctes: statementCTEs)
     }
 
-    /// (Annotations alone need no adapter: their columns follow the relation's own, and rows
-    /// are not adapted, as in GRDB.)
+    /// (Annotations alone need no adapter: their columns are among the relation's own, and
+    /// rows are not adapted, as in GRDB.)
     private var containsIncludedJoin: Bool {
         joins.contains { $0.isIncluded || $0.relation.containsIncludedJoin }
     }
 
     /// The adapter of this relation's columns, from `index`, with the scopes of its included
-    /// relations. The columns of annotations join the relation's own. Columns are counted in
-    /// the order of the SQL selection.
+    /// relations. Columns are counted in the order of the SQL selection.
     private func scopedAdapter(_ db: Database, index: inout Int, ctes: [SQLCTE]) throws -> any RowAdapter {
         let ownColumns = index..<(index + (try columnCount(db, ctes: ctes)))
         index = ownColumns.upperBound
-        var annotationIndexes: [Int] = []
         var scopes: [String: any RowAdapter] = [:]
-        try collectScopes(db, index: &index, annotationIndexes: &annotationIndexes, scopes: &scopes, ctes: ctes)
-        let base: any RowAdapter = annotationIndexes.isEmpty
-            ? RangeRowAdapter(ownColumns)
-            : IndexesRowAdapter(indexes: Array(ownColumns) + annotationIndexes)
+        try collectScopes(db, index: &index, scopes: &scopes, ctes: ctes)
+        let base = RangeRowAdapter(ownColumns)
         return scopes.isEmpty ? base : ScopeAdapter(base: base, scopes: scopes)
     }
 
-    /// Walks the joins in SQL order, assigning column ranges to annotations and scopes.
-    private func collectScopes(
-        _ db: Database, index: inout Int, annotationIndexes: inout [Int],
-        scopes: inout [String: any RowAdapter], ctes: [SQLCTE]) throws
-    {
+    /// Walks the joins in SQL order, assigning column ranges to scopes.
+    private func collectScopes(_ db: Database, index: inout Int, scopes: inout [String: any RowAdapter], ctes: [SQLCTE]) throws {
         for join in joins {
             if join.isIncluded {
                 let adapter = try join.relation.scopedAdapter(db, index: &index, ctes: ctes)
                 if scopes[join.key] == nil { scopes[join.key] = adapter }
                 continue
             }
-            if join.isAnnotation {
-                let start = index
-                index += try join.relation.columnCount(db, ctes: ctes)
-                annotationIndexes += Array(start..<index)
-                // The included relations of an annotation are scopes of the nearest included
-                // ancestor.
-                try join.relation.collectScopes(db, index: &index, annotationIndexes: &annotationIndexes, scopes: &scopes, ctes: ctes)
-                continue
-            }
             // A relation joined without its columns gets a scope without columns of its own,
             // whose scopes are its included relations: the tree of scopes follows the tree of
             // associations, as GRDB (ASC-2).
             var innerScopes: [String: any RowAdapter] = [:]
-            try join.relation.collectScopes(db, index: &index, annotationIndexes: &annotationIndexes, scopes: &innerScopes, ctes: ctes)
+            try join.relation.collectScopes(db, index: &index, scopes: &innerScopes, ctes: ctes)
             if !innerScopes.isEmpty, scopes[join.key] == nil {
                 scopes[join.key] = ScopeAdapter(base: EmptyRowAdapter(), scopes: innerScopes)
             }
@@ -328,22 +348,30 @@ extension SQLQuery {
     /// The number of columns the relation's own selection gives. `ctes`: the common table
     /// expressions of the request, whose columns are not in the schema.
     func columnCount(_ db: Database, ctes: [SQLCTE] = []) throws -> Int {
-        func tableColumnCount() throws -> Int {
-            if let cte = ctes.first(where: { $0.tableName.lowercased() == tableName.lowercased() }) {
+        func tableColumnCount(_ table: String) throws -> Int {
+            if let cte = ctes.first(where: { $0.tableName.lowercased() == table.lowercased() }) {
                 return try cte.columnCount(db)
             }
-            return try db.columns(in: tableName).count
+            return try db.columns(in: table).count
+        }
+        // The columns of annotations are qualified with the alias of their table.
+        func table(of alias: TableAliasBase?) -> String {
+            guard let alias, alias !== self.alias else { return tableName }
+            return tableName(ofAlias: alias) ?? tableName
         }
         return try resolvedSelection(db).reduce(0) { count, selection in
             switch selection.kind {
             case .allColumns:
-                return try count + tableColumnCount()
-            case .qualifiedAllColumns:
-                return try count + tableColumnCount()
-            case let .allColumnsExcluding(excluded, _):
-                return try count + SQLSelection.columns(db, table: tableName, excluding: excluded).count
+                return try count + tableColumnCount(tableName)
+            case .qualifiedAllColumns(let alias):
+                return try count + tableColumnCount(table(of: alias))
+            case let .allColumnsExcluding(excluded, alias):
+                return try count + SQLSelection.columns(db, table: table(of: alias), excluding: excluded).count
             case .expression, .aliased, .literal:
                 return count + 1
+            case .joined:
+                // Resolved by resolvedSelection.
+                return count
             }
         }
     }
@@ -378,13 +406,3 @@ extension SQLCTE {
     }
 }
 
-/// An adapter that picks columns by index (annotations appended to a relation's columns).
-struct IndexesRowAdapter: RowAdapter {
-    let indexes: [Int]
-
-    func _layout(from input: _RowLayout) throws -> _RowLayout {
-        _RowLayout(
-            names: indexes.map { input.names[$0] },
-            baseIndexes: indexes.map { input.baseIndexes[$0] })
-    }
-}

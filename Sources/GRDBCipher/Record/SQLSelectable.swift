@@ -30,6 +30,10 @@ public struct SQLSelection: Sendable {
         case allColumnsExcluding(Set<String>, TableAliasBase?)
         /// Raw SQL.
         case literal(SQL)
+        /// The selection of an annotation (`annotated(withRequired:)`): the columns of the
+        /// relation joined through `path` (join keys from the request's table), qualified
+        /// with its alias once the request resolves its selection.
+        case joined(path: [String], DatabasePromise<[SQLSelection]>)
     }
 
     let kind: Kind
@@ -64,6 +68,8 @@ public struct SQLSelection: Sendable {
         case .allColumns, .qualifiedAllColumns, .allColumnsExcluding: return false
         case .expression(let expression), .aliased(let expression, _): return expression.mayAggregate
         case .literal: return true
+        // Columns of a joined table, as GRDB: a request's count ignores them.
+        case .joined: return false
         }
     }
 
@@ -73,7 +79,7 @@ public struct SQLSelection: Sendable {
         case .expression(let expression): return SQLSelection(kind: .expression(expression.qualified(with: alias)))
         case let .aliased(expression, name): return SQLSelection(kind: .aliased(expression.qualified(with: alias), name))
         case let .allColumnsExcluding(excluded, nil): return SQLSelection(kind: .allColumnsExcluding(excluded, alias))
-        case .qualifiedAllColumns, .allColumnsExcluding, .literal: return self
+        case .qualifiedAllColumns, .allColumnsExcluding, .literal, .joined: return self
         }
     }
 
@@ -90,6 +96,9 @@ public struct SQLSelection: Sendable {
             return try "\(expression.sql(&context)) AS \(name.quotedDatabaseIdentifier)"
         case .literal(let literal):
             return try literal.sql(&context)
+        case .joined:
+            // Resolved by the request (`SQLQuery.resolvedSelection`) before SQL is written.
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the columns of an annotation are selected by the request that joins its association")
         case let .allColumnsExcluding(excluded, alias):
             guard let table = context.tableName(of: alias) else {
                 throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "allColumns(excluding:) needs a table: use it in the selection of a table's request")

@@ -201,6 +201,47 @@ struct AssociationJoinTests {
         }
     }
 
+    /// As GRDB (ASC-4): the columns of annotations are among the request's own, in the order
+    /// of the calls, before the columns of included associations; `select` replaces them; an
+    /// included association of the same key keeps its own columns.
+    @Test func annotationColumnsComeWithTheRequestColumns() throws {
+        try withLibrary { db in
+            let country = AJNovel.hasOne(AJCountry.self, through: AJNovel.author, using: AJWriter.country)
+            let through = AJNovel.including(required: AJNovel.author).annotated(withOptional: country.select(Column("name").forKey("countryName"))).order(Column("id"))
+            try expectSQL(db, through, #"SELECT "novel".*, "country"."name" AS "countryName", "writer".* FROM "novel" JOIN "writer" ON "writer"."id" = "novel"."writerId" LEFT JOIN "country" ON "country"."code" = "writer"."countryCode" ORDER BY "novel"."id""#)
+            let rows = try Row.fetchAll(db, through)
+            #expect(rows[0].unscoped == ["id": 1, "writerId": 1, "translatorId": 3, "title": "Invisible Cities", "year": 1972, "countryName": "Italy"])
+            #expect(rows[0].scopes["author"] == ["id": 1, "name": "Calvino", "countryCode": "IT"])
+
+            let interleaved = AJNovel.select(Column("title"))
+                .including(optional: AJNovel.translator)
+                .annotated(withRequired: AJNovel.author.select(Column("name").forKey("authorName")))
+                .annotated(with: Column("year"))
+                .order(Column("id"))
+            try expectSQL(db, interleaved, #"SELECT "novel"."title", "writer2"."name" AS "authorName", "novel"."year", "writer1".* FROM "novel" LEFT JOIN "writer" "writer1" ON "writer1"."id" = "novel"."translatorId" JOIN "writer" "writer2" ON "writer2"."id" = "novel"."writerId" ORDER BY "novel"."id""#)
+            #expect(try Row.fetchAll(db, interleaved).map { [$0[0], $0[1], $0[2]] as [DatabaseValue] } == [
+                ["Invisible Cities".databaseValue, "Calvino".databaseValue, 1972.databaseValue],
+                ["Baron in the Trees".databaseValue, "Calvino".databaseValue, 1957.databaseValue],
+                ["Book of Disquiet".databaseValue, "Pessoa".databaseValue, 1982.databaseValue],
+            ])
+
+            let merged = AJNovel.including(required: AJNovel.author).annotated(withRequired: AJNovel.author.select(Column("name").forKey("authorName"))).order(Column("id"))
+            try expectSQL(db, merged, #"SELECT "novel".*, "writer"."name" AS "authorName", "writer".* FROM "novel" JOIN "writer" ON "writer"."id" = "novel"."writerId" ORDER BY "novel"."id""#)
+
+            let replaced = AJNovel.annotated(withRequired: AJNovel.author.select(Column("name").forKey("authorName"))).select(Column("title")).order(Column("id"))
+            try expectSQL(db, replaced, #"SELECT "novel"."title" FROM "novel" JOIN "writer" ON "writer"."id" = "novel"."writerId" ORDER BY "novel"."id""#)
+
+            // An annotation of an annotation, and of an included association.
+            let nested = AJChapter.annotated(withRequired: AJChapter.novel.select(Column("title")).annotated(withRequired: AJNovel.author.select(Column("name")))).order(Column("id"))
+            try expectSQL(db, nested, #"SELECT "chapter".*, "novel"."title", "writer"."name" FROM "chapter" JOIN "novel" ON "novel"."id" = "chapter"."novelId" JOIN "writer" ON "writer"."id" = "novel"."writerId" ORDER BY "chapter"."id""#)
+            let inside = AJChapter.including(required: AJChapter.novel.including(optional: AJNovel.translator).annotated(withRequired: AJNovel.author.select(Column("name")))).order(Column("id"))
+            try expectSQL(db, inside, #"SELECT "chapter".*, "novel".*, "writer2"."name", "writer1".* FROM "chapter" JOIN "novel" ON "novel"."id" = "chapter"."novelId" LEFT JOIN "writer" "writer1" ON "writer1"."id" = "novel"."translatorId" JOIN "writer" "writer2" ON "writer2"."id" = "novel"."writerId" ORDER BY "chapter"."id""#)
+            let insideRows = try Row.fetchAll(db, inside)
+            #expect(insideRows[0].scopes["novel"]?["name"] == "Calvino")
+            #expect(insideRows[0].scopes["novel"]?.scopes["translator"]?["name"] == "Weaver")
+        }
+    }
+
     @Test func userAliasesInJoins() throws {
         try withLibrary { db in
             // A filter on the associated table from the base request, through an alias.
