@@ -79,7 +79,7 @@ extension SQLQuery {
     func joining(_ association: _SQLAssociation, _ mode: _SQLJoinMode) -> SQLQuery {
         var query = self
         if mode == .includingAll {
-            query.prefetches.append(SQLPrefetch(key: association.destination.key.pluralName, association: association))
+            query.appendPrefetch(SQLPrefetch(key: association.destination.key.pluralName, association: association))
             return query
         }
         let isIncluded: Bool
@@ -150,41 +150,74 @@ extension SQLQuery {
         existing.isRequired = existing.isRequired || join.isRequired
         existing.isIncluded = existing.isIncluded || join.isIncluded
         existing.isThroughStep = existing.isThroughStep && join.isThroughStep
-        existing.relation.filters += join.relation.filters
         if !join.condition.isForeignKey {
             // A join on an expression (a common table expression) keeps the condition given
             // last, as GRDB (CTE-2).
             existing.condition = join.condition
         }
-        for prefetch in join.relation.prefetches where !existing.relation.prefetches.contains(where: { $0.key == prefetch.key }) {
-            existing.relation.prefetches.append(prefetch)
+        existing.relation.absorb(join.relation, selects: join.isIncluded && !join.isThroughStep, orders: !join.isThroughStep, aliasMerges: &mergedAliases)
+        joins[index] = existing
+    }
+
+    /// Appends a prefetched association, merged into an existing one of the same key and
+    /// tables as joins merge (as GRDB, ASC-8): one query with the filters of both, the
+    /// ordering and the selection of the last one, the prefetches and joins of both.
+    mutating func appendPrefetch(_ prefetch: SQLPrefetch) {
+        let steps = prefetch.association.steps
+        guard let index = prefetches.firstIndex(where: { existing in
+            existing.key == prefetch.key
+                && existing.association.steps.count == steps.count
+                && zip(existing.association.steps, steps).allSatisfy { $0.relation.tableName.lowercased() == $1.relation.tableName.lowercased() }
+        }) else {
+            prefetches.append(prefetch)
+            return
         }
-        if join.relation.ordering != nil, !join.isThroughStep {
-            existing.relation.ordering = join.relation.ordering
-            existing.relation.isReversed = join.relation.isReversed
+        var merged = prefetches[index].association
+        for (position, step) in steps.enumerated() {
+            let isDestination = position == steps.count - 1
+            if !step.condition.isForeignKey {
+                merged.steps[position].condition = step.condition
+            }
+            var aliasMerges: [(merged: TableAliasBase, into: TableAliasBase)] = []
+            merged.steps[position].relation.absorb(step.relation, selects: isDestination, orders: isDestination, aliasMerges: &aliasMerges)
+            merged.steps[position].relation.mergedAliases += aliasMerges
         }
-        if join.isIncluded, !join.isThroughStep {
-            existing.relation.selection = join.relation.selection
-            existing.relation.deferredSelection = join.relation.deferredSelection
+        prefetches[index].association = merged
+    }
+
+    /// Merges another relation of the same table into this one: its filters, prefetches and
+    /// joins, and its ordering and selection when `orders` and `selects` say so. The aliases
+    /// merged go to `aliasMerges`.
+    private mutating func absorb(_ other: SQLQuery, selects: Bool, orders: Bool, aliasMerges: inout [(merged: TableAliasBase, into: TableAliasBase)]) {
+        filters += other.filters
+        for prefetch in other.prefetches {
+            appendPrefetch(prefetch)
         }
-        if existing.relation.alias !== join.relation.alias {
-            if join.relation.alias.userName != nil && existing.relation.alias.userName == nil {
-                // A name the user gave (`TableAlias(name: "b")`) names the merged join,
-                // whichever join carries it, as GRDB (ASC-6): SQL snippets use it.
-                let previous = existing.relation.alias
+        if orders, other.ordering != nil {
+            ordering = other.ordering
+            isReversed = other.isReversed
+        }
+        if selects {
+            selection = other.selection
+            deferredSelection = other.deferredSelection
+        }
+        if alias !== other.alias {
+            if other.alias.userName != nil && alias.userName == nil {
+                // A name the user gave (`TableAlias(name: "b")`) names the merged relation,
+                // whichever relation carries it, as GRDB (ASC-6): SQL snippets use it.
+                let previous = alias
                 // Aliases merged before into the previous one follow it.
-                mergedAliases = mergedAliases.map { ($0.merged, $0.into === previous ? join.relation.alias : $0.into) }
-                mergedAliases.append((previous, join.relation.alias))
-                existing.relation.alias = join.relation.alias
+                aliasMerges = aliasMerges.map { ($0.merged, $0.into === previous ? other.alias : $0.into) }
+                aliasMerges.append((previous, other.alias))
+                alias = other.alias
             } else {
-                mergedAliases.append((join.relation.alias, existing.relation.alias))
+                aliasMerges.append((other.alias, alias))
             }
         }
-        existing.relation.mergedAliases += join.relation.mergedAliases
-        for child in join.relation.joins {
-            existing.relation.appendJoin(child)
+        mergedAliases += other.mergedAliases
+        for child in other.joins {
+            appendJoin(child)
         }
-        joins[index] = existing
     }
 
     /// The relation with its joined relations joined only (no columns, no scopes), and

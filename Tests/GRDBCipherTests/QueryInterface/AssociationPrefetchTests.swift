@@ -114,6 +114,36 @@ struct AssociationPrefetchTests {
         }
     }
 
+    /// As GRDB (ASC-8): two `including(all:)` of one key merge into one query, as joins do.
+    @Test func prefetchesOfOneKeyMerge() throws {
+        try withMusic { db, recorder in
+            let request = APComposer.order(Column("id"))
+                .including(all: APComposer.pieces.order(Column("title")).including(all: APPiece.movements))
+                .including(all: APComposer.pieces.filter(Column("id") > 10).order(Column("id")))
+            let rows = try Row.fetchAll(db, request)
+            #expect(recorder.dataSQL == [
+                #"SELECT * FROM "composer" ORDER BY "id""#,
+                #"SELECT *, "composerId" AS "grdb_composerId" FROM "piece" WHERE ("id" > ?) AND ("composerId" IN (?, ?, ?)) ORDER BY "id""#,
+                #"SELECT *, "pieceId" AS "grdb_pieceId" FROM "movement" WHERE "pieceId" IN (?, ?) ORDER BY "position""#,
+            ])
+            #expect(rows.map { $0.prefetchedRows["pieces"]?.map { $0["title"] as String } } == [["Gnossiennes"], ["Bolero"], []])
+            #expect(rows[1].prefetchedRows["pieces"]?.first?.prefetchedRows["movements"]?.count == 1)
+
+            // Through associations too; other keys stay apart.
+            recorder.reset()
+            let musicians = try APOrchestra.order(Column("code"))
+                .including(all: APOrchestra.musicians.filter(Column("id") > 1))
+                .including(all: APOrchestra.musicians.filter(Column("id") < 3))
+                .including(all: APOrchestra.musicians.forKey("everyone"))
+                .asRequest(of: Row.self)
+                .fetchAll(db)
+            #expect(recorder.dataSQL.count == 3)
+            #expect(recorder.dataSQL[1].hasSuffix(#"WHERE ("musician"."id" > ?) AND ("musician"."id" < ?)"#))
+            #expect(musicians.map { $0.prefetchedRows["musicians"]?.count } == [0, 1, 0])
+            #expect(musicians.map { $0.prefetchedRows["everyone"]?.count } == [1, 2, 0])
+        }
+    }
+
     @Test func prefetchedRowsOfRowsAndCursors() throws {
         try withMusic { db, _ in
             let request = APComposer.including(all: APComposer.pieces).order(Column("id"))
