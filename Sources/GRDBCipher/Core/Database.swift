@@ -384,6 +384,7 @@ public final class Database {
         if let statement = libraryStatements.statement(sql) {
             if !statement.isIterating {
                 preconditionValidAccess()
+                statement.regionNarrowing = nil
                 return statement
             }
             return try makeStatement(sql: sql)
@@ -469,7 +470,7 @@ public final class Database {
         }
         try checkTransactionNotAborted(statement)
         if statement.writesData { transactionHasWrites = true }
-        if trackedRegion != nil { trackedRegion!.formUnion(statement.databaseRegion) }
+        if trackedRegion != nil { trackedRegion!.formUnion(statement.observedRegion) }
         return try willExecute(statement)
     }
 

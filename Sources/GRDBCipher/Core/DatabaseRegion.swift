@@ -77,6 +77,14 @@ public struct DatabaseRegion: Sendable {
     /// The region that covers every table, column and row: any change modifies it.
     public static let fullDatabase = DatabaseRegion(tables: nil)
 
+    /// Removes tables, by lowercased name.
+    mutating func removeTables(named names: Set<String>) {
+        guard !names.isEmpty, tables != nil else { return }
+        for name in names {
+            tables![name] = nil
+        }
+    }
+
     /// The region of a whole table.
     init(table: String) {
         tables = [table.asciiLowercased(): TableRegion(name: table, columns: nil, rowIDs: nil)]
@@ -315,26 +323,34 @@ extension QueryInterfaceRequest {
     /// print(region) // player(id,name,score)[1]
     /// ```
     public func databaseRegion(_ db: Database) throws -> DatabaseRegion {
-        var region = try statementRegion(db)
+        // The statement's region is narrowed to rows (see RegionNarrowing).
+        var region = try makePreparedRequest(db, forSingleResult: false).statement.databaseRegion
         // `including(all:)`: the tables of the prefetch queries too (none when the request
         // matches nothing).
         if query.prefetchesInTree && !region.isEmpty { region.formUnion(try query.prefetchRegion(db)) }
         return region
     }
+}
 
-    /// The region of the request's own statement.
-    private func statementRegion(_ db: Database) throws -> DatabaseRegion {
-        let statementRegion = try makePreparedRequest(db, forSingleResult: false).statement.databaseRegion
-        guard let filter = try query.filterExpression(db) else { return statementRegion }
+/// What narrows the region of a query interface request's statement to rows: its filter on
+/// the rowid primary key of its table (`filter(id:)`, `filter(key:)`, `Column("id") == 1`,
+/// `=== 1`, `IN`, conditions joined with AND or OR), or a filter no row can match (`none()`,
+/// `id == nil`, an empty `contains`, contradictory keys), which gives the empty region.
+struct RegionNarrowing {
+    let filter: SQLExpression
+    let tableName: String
+    let alias: TableAliasBase
+
+    func narrow(_ region: DatabaseRegion, _ db: Database) throws -> DatabaseRegion {
         if filter.isAlwaysFalse { return DatabaseRegion() }
-        let tableName = query.tableName
         guard try db.tableExists(tableName),
               let rowIDColumn = try db.primaryKey(tableName).rowIDColumn,
-              let rowIDs = filter.rowIDs(rowIDColumn: rowIDColumn, alias: query.alias)
+              let rowIDs = filter.rowIDs(rowIDColumn: rowIDColumn, alias: alias)
         else {
-            return statementRegion
+            return region
         }
-        return statementRegion.restricted(table: tableName, toRowIDs: rowIDs)
+        if rowIDs.isEmpty { return DatabaseRegion() }
+        return region.restricted(table: tableName, toRowIDs: rowIDs)
     }
 }
 
@@ -364,21 +380,24 @@ extension SQLExpression {
             let lowercased = name.asciiLowercased()
             return lowercased == rowIDColumn.asciiLowercased() || ["rowid", "oid", "_rowid_"].contains(lowercased)
         }
-        func rowID(_ expression: SQLExpression) -> Int64? {
+        // The rowids a value matches: none for NULL (a rowid is never NULL), one for an
+        // integer, nil (any) for other values.
+        func rowIDs(matching expression: SQLExpression) -> Set<Int64>? {
             guard case let .value(value) = expression.kind else { return nil }
-            return Int64.fromDatabaseValue(value)
+            if value.isNull { return [] }
+            return Int64.fromDatabaseValue(value).map { [$0] }
         }
         switch kind {
-        case let .binary(.equal, lhs, rhs):
-            if isRowID(lhs), let value = rowID(rhs) { return [value] }
-            if isRowID(rhs), let value = rowID(lhs) { return [value] }
+        case let .binary(op, lhs, rhs) where op == .equal || op == .is:
+            if isRowID(lhs) { return rowIDs(matching: rhs) }
+            if isRowID(rhs) { return rowIDs(matching: lhs) }
             return nil
         case let .inList(expression, list, negated: false):
             guard isRowID(expression) else { return nil }
             var values: Set<Int64> = []
             for item in list {
-                guard let value = rowID(item) else { return nil }
-                values.insert(value)
+                guard let matching = rowIDs(matching: item) else { return nil }
+                values.formUnion(matching)
             }
             return values
         case let .associative(op, terms) where op == .and:

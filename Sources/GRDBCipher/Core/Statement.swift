@@ -96,7 +96,25 @@ public final class Statement {
     /// let statement = try db.makeStatement(sql: "SELECT name FROM player WHERE score > 100")
     /// print(statement.databaseRegion) // player(name,score)
     /// ```
-    public var databaseRegion: DatabaseRegion { analysis.region }
+    public var databaseRegion: DatabaseRegion {
+        guard let regionNarrowing else { return analysis.region }
+        // A failure to narrow (a schema query) keeps the whole region: never too small.
+        return (try? regionNarrowing.narrow(analysis.region, database)) ?? analysis.region
+    }
+
+    /// The region an observation of the statement records: its region without the views it
+    /// reads, since no change is ever reported for a view (the tables the view reads are in
+    /// the region), as GRDB (OBS-2).
+    var observedRegion: DatabaseRegion {
+        var region = databaseRegion
+        region.removeTables(named: analysis.readViews)
+        return region
+    }
+
+    /// For the statement of a query interface request, the filter that narrows its region to
+    /// rows (as GRDB, OBS-2). Set by the request that prepares the statement, as its
+    /// arguments are; a statement taken from a cache starts without.
+    @exclusivity(unchecked) var regionNarrowing: RegionNarrowing?
 
     init(database: Database, sqliteStatement: SQLiteStatement, sql: String, analysis: StatementAnalysis) {
         self.analysis = analysis

@@ -25,6 +25,10 @@ struct StatementAnalysis: Sendable {
     /// The tables and columns the statement reads.
     var region = DatabaseRegion()
 
+    /// The views whose tables the statement reads, lowercased (and the triggers that read):
+    /// observations leave them out of their region (``Statement/observedRegion``).
+    var readViews: Set<String> = []
+
     /// The changes the statement (with its triggers and foreign key actions) may make.
     var eventKinds: [DatabaseEventKind] = []
 
@@ -103,9 +107,9 @@ final class StatementAuthorizer {
 
     func install(on handle: OpaquePointer) {
         let context = Unmanaged.passUnretained(self).toOpaque()
-        sqlite3_set_authorizer(handle, { context, action, first, second, _, _ in
+        sqlite3_set_authorizer(handle, { context, action, first, second, _, source in
             let authorizer = Unmanaged<StatementAuthorizer>.fromOpaque(context!).takeUnretainedValue()
-            return authorizer.authorize(action, first, second)
+            return authorizer.authorize(action, first, second, source: source)
         }, context)
     }
 
@@ -128,7 +132,9 @@ final class StatementAuthorizer {
         return (result, analysis!)
     }
 
-    private func authorize(_ action: CInt, _ first: UnsafePointer<CChar>?, _ second: UnsafePointer<CChar>?) -> CInt {
+    /// `source`: the innermost view or trigger responsible for the action, nil for the
+    /// statement's own SQL.
+    private func authorize(_ action: CInt, _ first: UnsafePointer<CChar>?, _ second: UnsafePointer<CChar>?, source: UnsafePointer<CChar>?) -> CInt {
         if let refusal {
             if let reason = refusal(action, first.map { String(cString: $0) }, second.map { String(cString: $0) }) {
                 if firstRefusal == nil { firstRefusal = reason }
@@ -159,6 +165,10 @@ final class StatementAuthorizer {
         case SQLITE_READ:
             guard let first else { return SQLITE_OK }
             analysis!.region.insert(table: String(cString: first), column: second.map { String(cString: $0) } ?? "")
+            if let source {
+                // A read on behalf of a view (or a trigger): the view is one of the tables read.
+                analysis!.readViews.insert(String(cString: source).asciiLowercased())
+            }
         case SQLITE_INSERT:
             if let table = Self.userTable(first) {
                 analysis!.addEvent(.insert(tableName: table))

@@ -211,15 +211,18 @@ extension QueryInterfaceRequest: FetchRequest {
             if !clauses.usesLimit { query.limit = nil }
         }
         let sql = try query.sql(&context, clauses)
-        var prepared = try PreparedRequest(
-            statement: db.preparedStatement(sql: sql, arguments: context.arguments),
-            adapter: query.rowAdapter(db))
+        let statement = try db.preparedStatement(sql: sql, arguments: context.arguments)
+        if let filter = try query.filterExpression(db) {
+            statement.regionNarrowing = RegionNarrowing(filter: filter, tableName: query.tableName, alias: query.alias)
+        }
+        var prepared = try PreparedRequest(statement: statement, adapter: query.rowAdapter(db))
         if query.prefetchesInTree {
             try query.checkPrefetchedTablesExist(db, ctes: query.statementCTEs)
             prepared.supplementaryFetch = { [query] db, rows in try query.prefetch(db, into: rows) }
             // An observation that fetches the request tracks the prefetched tables too, even
-            // when no parent row is fetched and no prefetch query runs (OBS-1).
-            if db.trackedRegion != nil, try query.filterExpression(db)?.isAlwaysFalse != true {
+            // when no parent row is fetched and no prefetch query runs (OBS-1), unless the
+            // request matches no row.
+            if db.trackedRegion != nil, !statement.databaseRegion.isEmpty {
                 db.trackedRegion!.formUnion(try query.prefetchRegion(db))
             }
         }

@@ -132,6 +132,57 @@ struct DatabaseRegionTests {
         }
     }
 
+    /// As GRDB (OBS-2): regions narrow on `===`, on contradictions and NULL to the empty
+    /// region, in derived requests and in the statement of the request; the region an
+    /// observation records leaves views out.
+    @Test func narrowedRegions() throws {
+        try withGreenhouse { (db: Database) throws in
+            #expect(try Plant.filter(Column("id") === 1).databaseRegion(db).description == "plant(id,name,water)[1]")
+            #expect(try Plant.filter(2 === Column.rowID).databaseRegion(db).description == "plant(id,name,water)[2]")
+            #expect(try Plant.filter([1, 2, 3].contains(Column("id")) && [2, 3, 4].contains(Column("id"))).databaseRegion(db).description == "plant(id,name,water)[2,3]")
+            for request in [
+                Plant.filter([Int]().contains(Column("id"))),
+                Plant.filter(Column("id") == nil),
+                Plant.filter(Column("id") === nil),
+                Plant.filter(Column("id") == 1 && Column("id") == 2),
+                Plant.filter(key: 1).filter(key: 2),
+            ] {
+                let region = try request.databaseRegion(db)
+                #expect(region.isEmpty, "\(region)")
+                #expect(!region.isModified(byEventsOfKind: .insert(tableName: "plant")))
+            }
+            // Wrapped requests and the request's statement keep the narrowing.
+            let one = Plant.filter(id: 1)
+            #expect(try AnyFetchRequest(one).databaseRegion(db).description == "plant(id,name,water)[1]")
+            #expect(try one.adapted { _ in SuffixRowAdapter(fromIndex: 0) }.databaseRegion(db).description == "plant(id,name,water)[1]")
+            let statement = try one.makePreparedRequest(db, forSingleResult: false).statement
+            #expect(statement.databaseRegion.description == "plant(id,name,water)[1]")
+            // The same SQL, from a cached statement, is not narrowed.
+            #expect(try SQLRequest<Row>(sql: statement.sql, arguments: [1]).databaseRegion(db).description == "plant(id,name,water)")
+            // Text or real keys do not narrow.
+            #expect(try Plant.filter(Column("id") == "1").databaseRegion(db).description == "plant(id,name,water)")
+        }
+
+        let test = try TestDatabase()
+        try test.dbQueue.write { try $0.execute(sql: greenhouse) }
+        for (fetch, expected) in [
+            ({ (db: Database) in try Row.fetchAll(db, Table("thirstyPlant").all()).count }, "plant(id,name,water)"),
+            ({ (db: Database) in try Row.fetchAll(db, sql: "SELECT name FROM thirstyPlant WHERE id = 1").count }, "plant(id,name,water)"),
+            ({ (db: Database) in try Row.fetchAll(db, Plant.filter(ids: [1, 3])).count }, "plant(id,name,water)[1,3]"),
+            ({ (db: Database) in try Row.fetchAll(db, Plant.filter(ids: [Int64]())).count }, "empty"),
+        ] {
+            let regions = LockedValue<[String]>([])
+            let recorder = Recorder<Int>()
+            let cancellable = ValueObservation.tracking(fetch)
+                .handleEvents(willTrackRegion: { region in regions.update { $0.append(region.description) } })
+                .start(in: test.dbQueue, scheduling: .async(onQueue: DispatchQueue(label: "DatabaseRegionTests")),
+                       onError: recorder.onError, onChange: recorder.onChange)
+            #expect(recorder.wait { $0.count == 1 }.count == 1)
+            #expect(regions.read() == [expected])
+            cancellable.cancel()
+        }
+    }
+
     @Test func modificationsByEvent() throws {
         let test = try TestDatabase()
         try test.dbQueue.write { db in try db.execute(sql: greenhouse) }
