@@ -331,4 +331,60 @@ func probeRound3() throws {
         try db.execute(sql: "INSERT INTO text9 VALUES ('second')")
         return try String.fetchAll(db, sql: "SELECT body FROM text9 WHERE text9 MATCH 'hello'")
     }
+
+    // PRG-10, on a connection that opens an existing FTS5 table
+    do {
+        let path = NSTemporaryDirectory() + "probe-prg10-\(getpid()).sqlite"
+        try? FileManager.default.removeItem(atPath: path)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let first = try DatabaseQueue(path: path)
+        try first.write { db in
+            try db.create(virtualTable: "doc", using: FTS5()) { t in t.column("body") }
+            try db.execute(sql: "INSERT INTO doc VALUES ('hello')")
+        }
+        try first.close()
+        let second = try DatabaseQueue(path: path)
+        var lines: [String] = []
+        let result = try second.inDatabase { db -> [String] in
+            db.trace(options: .statement) { event in
+                let text = "\(event)"
+                if !text.contains("sqlite_"), !text.contains("pragma_"), !text.hasPrefix("PRAGMA") { lines.append(text) }
+            }
+            let found = try String.fetchAll(db, sql: "SELECT body FROM doc WHERE doc MATCH 'hello'")
+            try db.execute(sql: "INSERT INTO doc VALUES ('again')")
+            return found + (try String.fetchAll(db, Table("doc").select(Column("body")).matching(FTS5Pattern(matchingAnyTokenIn: "again"))))
+        }
+        print("== prg10-reopened")
+        for line in lines { print(line) }
+        print("RESULT \(result)")
+    }
+
+    do {
+        let path = NSTemporaryDirectory() + "probe-prg10b-\(getpid()).sqlite"
+        try? FileManager.default.removeItem(atPath: path)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let creator = try DatabaseQueue(path: path)
+        try creator.write { db in
+            try db.create(virtualTable: "docA", using: FTS5()) { t in t.column("body") }
+            try db.create(virtualTable: "docB", using: FTS5()) { t in t.column("body") }
+        }
+        try creator.close()
+        let queue = try DatabaseQueue(path: path)
+        var lines: [String] = []
+        let result = try queue.inDatabase { db -> [Bool] in
+            db.trace(options: .statement) { event in
+                let text = "\(event)"
+                if !text.contains("sqlite_"), !text.contains("pragma_"), !text.hasPrefix("PRAGMA") { lines.append(text) }
+            }
+            // (Not columns(in:) or primaryKey(_:) of a virtual table: GRDBCipher's name
+            // lookups connect every virtual table, untraced; GRDB connects each one when it is
+            // first used, traced. See docs/GRDB-Differences.md.)
+            let exists = [try db.tableExists("nothing"), try db.tableExists("docA")]
+            try db.execute(sql: "CREATE TABLE other(a)")
+            return exists + [try db.tableExists("other")]
+        }
+        print("== prg10-schemaQueries")
+        for line in lines { print(line) }
+        print("RESULT \(result)")
+    }
 }

@@ -57,14 +57,10 @@ extension Database {
         let dictionary = Thread.current.threadDictionary
         let wasSecret = dictionary[Self.secretStatementKey] != nil
         dictionary[Self.secretStatementKey] = true
-        let box = traceBox
-        let wasPaused = box?.isPaused ?? false
-        box?.isPaused = true
         defer {
-            box?.isPaused = wasPaused
             if !wasSecret { dictionary.removeObject(forKey: Self.secretStatementKey) }
         }
-        return try body()
+        return try withTracePaused(body)
     }
 
     /// The SQL of a statement as it may appear in a log: withheld when it may hold a key or a

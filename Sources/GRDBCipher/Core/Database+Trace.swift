@@ -127,6 +127,18 @@ extension Database {
     }
 }
 
+extension Database {
+    /// Runs `body` with the connection's trace paused: statements the library runs that a
+    /// trace must not show.
+    func withTracePaused<T>(_ body: () throws -> T) rethrows -> T {
+        let box = traceBox
+        let wasPaused = box?.isPaused ?? false
+        box?.isPaused = true
+        defer { box?.isPaused = wasPaused }
+        return try body()
+    }
+}
+
 final class TraceBox {
     let trace: (Database.TraceEvent) -> Void
     let publicStatementArguments: Bool

@@ -226,8 +226,12 @@ extension Database {
             objects = cached
         } else {
             // Without a schema, `table_list` lists the objects of that name in every schema,
-            // and resolves aliases such as `sqlite_master`.
-            objects = try Row.fetchAll(self, sql: "PRAGMA table_list(\(name.quotedDatabaseIdentifier))").map { row in
+            // and resolves aliases such as `sqlite_master`. To count their columns, SQLite
+            // connects every virtual table of the schema, whatever the name: FTS5 then reads
+            // its configuration, statements that a trace does not show, as GRDB (PRG-10).
+            objects = try withTracePaused {
+                try Row.fetchAll(self, sql: "PRAGMA table_list(\(name.quotedDatabaseIdentifier))")
+            }.map { row in
                 let schema: String = row["schema"]
                 let name: String = row["name"]
                 return SchemaCache.ListedObject(

@@ -24,6 +24,36 @@ struct TraceTests {
         #expect(!events.descriptions.contains("DELETE FROM t"))
     }
 
+    /// As GRDB (PRG-10): the library's name lookups do not trace the configuration reads of
+    /// the FTS5 tables SQLite connects for them; the user's own statements still do.
+    @Test func nameLookupsDoNotTraceFTS5ConfigurationReads() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.write { (db: Database) throws in
+            try db.create(virtualTable: "docA", using: FTS5()) { t in t.column("body") }
+            try db.create(virtualTable: "docB", using: FTS5()) { t in t.column("body") }
+        }
+        try test.dbQueue.close()
+        let queue = try test.makeQueue()
+        let events = Events()
+        try queue.write { (db: Database) throws in
+            db.trace { events.descriptions.append($0.description) }
+            #expect(try !db.tableExists("nothing"))
+            #expect(try db.tableExists("docA"))
+            try db.execute(sql: "INSERT INTO docB VALUES ('hello')")
+        }
+        #expect(!events.descriptions.contains { $0.contains("_config") }, "\(events.descriptions)")
+        #expect(events.descriptions.contains("INSERT INTO docB VALUES ('hello')"))
+
+        // Without a lookup first, the first statement on the table shows SQLite's read.
+        let fresh = try test.makeQueue()
+        let freshEvents = Events()
+        try fresh.read { (db: Database) throws in
+            db.trace { freshEvents.descriptions.append($0.description) }
+            _ = try Row.fetchAll(db, sql: "SELECT * FROM docA")
+        }
+        #expect(freshEvents.descriptions.contains("SELECT k, v FROM 'main'.'docA_config'"), "\(freshEvents.descriptions)")
+    }
+
     @Test func statementsOfTriggersAreTracedAsComments() throws {
         // As GRDB: SQLite's "-- " comment of each statement a trigger runs, after the
         // statement that fired it; never the arguments.
