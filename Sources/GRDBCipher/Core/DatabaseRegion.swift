@@ -336,25 +336,97 @@ extension QueryInterfaceRequest {
 /// the rowid primary key of its table (`filter(id:)`, `filter(key:)`, `Column("id") == 1`,
 /// `=== 1`, `IN`, conditions joined with AND or OR), or a filter no row can match (`none()`,
 /// `id == nil`, an empty `contains`, contradictory keys), which gives the empty region.
+///
+/// The region is narrowed only when the statement reads the table in its FROM clause alone:
+/// not when the table is joined again (a self join), or read by a subquery, an SQL literal or
+/// a common table expression, whose rows the filter does not restrict. Computed when the
+/// region is asked for (by an observation), not at each fetch.
 struct RegionNarrowing {
-    let filter: SQLExpression
-    let tableName: String
-    let alias: TableAliasBase
+    /// The request's query, with its promises resolved.
+    let query: SQLQuery
 
     func narrow(_ region: DatabaseRegion, _ db: Database) throws -> DatabaseRegion {
+        guard let filter = try query.filterExpression(db) else { return region }
         if filter.isAlwaysFalse { return DatabaseRegion() }
+        let tableName = query.tableName
         guard try db.tableExists(tableName),
               let rowIDColumn = try db.primaryKey(tableName).rowIDColumn,
-              let rowIDs = filter.rowIDs(rowIDColumn: rowIDColumn, alias: alias)
+              let rowIDs = filter.rowIDs(rowIDColumn: rowIDColumn, alias: query.alias)
         else {
             return region
         }
         if rowIDs.isEmpty { return DatabaseRegion() }
+        guard try !query.mayReadRowsOutsideOfItsFilter(db) else { return region }
         return region.restricted(table: tableName, toRowIDs: rowIDs)
     }
 }
 
+extension SQLQuery {
+    /// Whether the statement may read rows of its table that its filter does not restrict:
+    /// the table joined again, common table expressions, subqueries and SQL literals anywhere.
+    func mayReadRowsOutsideOfItsFilter(_ db: Database) throws -> Bool {
+        if !statementCTEs.isEmpty { return true }
+        var tableCount = 0
+        var readsElsewhere = false
+        try forEachRelation { relation in
+            if relation.tableName.lowercased() == tableName.lowercased() { tableCount += 1 }
+            if readsElsewhere { return }
+            let expressions = try relation.filters.map { try $0.resolve(db) }
+                + (relation.havings.map { try $0.resolve(db) })
+                + (relation.grouping?.resolve(db) ?? [])
+            if expressions.contains(where: \.mayReadTables) {
+                readsElsewhere = true
+                return
+            }
+            for selection in try relation.resolvedSelection(db) {
+                switch selection.kind {
+                case .literal: readsElsewhere = true
+                case .expression(let expression), .aliased(let expression, _): readsElsewhere = readsElsewhere || expression.mayReadTables
+                case .allColumns, .qualifiedAllColumns, .allColumnsExcluding, .joined: break
+                }
+            }
+            for ordering in try relation.ordering?.resolve(db) ?? [] {
+                switch ordering.kind {
+                case .literal: readsElsewhere = true
+                case .expression(let expression), .asc(let expression), .desc(let expression),
+                     .ascNullsLast(let expression), .descNullsFirst(let expression):
+                    readsElsewhere = readsElsewhere || expression.mayReadTables
+                }
+            }
+        }
+        return readsElsewhere || tableCount > 1
+    }
+}
+
 extension SQLExpression {
+    /// Whether the expression may read a table: a subquery, or SQL text.
+    var mayReadTables: Bool {
+        switch kind {
+        case .literal, .inSubquery, .inTable, .exists, .subquery:
+            return true
+        case .value, .column, .qualifiedColumn, .detachedColumn, .constant, .table, .aliasExists:
+            return false
+        case .unary(_, let expression), .cast(let expression, _), .collated(let expression, _):
+            return expression.mayReadTables
+        case let .binary(_, lhs, rhs):
+            return lhs.mayReadTables || rhs.mayReadTables
+        case .associative(_, let expressions):
+            return expressions.contains { $0.mayReadTables }
+        case let .pattern(_, lhs, rhs, escape, _):
+            return lhs.mayReadTables || rhs.mayReadTables || (escape?.mayReadTables ?? false)
+        case let .between(expression, lower, upper, _):
+            return expression.mayReadTables || lower.mayReadTables || upper.mayReadTables
+        case let .inList(expression, list, _):
+            return expression.mayReadTables || list.contains { $0.mayReadTables }
+        case let .function(_, arguments, _, _, filter):
+            return arguments.contains { $0.mayReadTables } || (filter?.mayReadTables ?? false)
+        case let .orderedAggregate(_, argument, _, filter):
+            return argument.mayReadTables || (filter?.mayReadTables ?? false)
+        case .countAll(let filter):
+            return filter?.mayReadTables ?? false
+        }
+    }
+
     /// Whether the expression is a constant false, as `none()` filters.
     var isAlwaysFalse: Bool {
         switch kind {

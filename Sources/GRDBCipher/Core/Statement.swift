@@ -83,9 +83,10 @@ public final class Statement {
     /// True while a cursor iterates the statement.
     var isIterating: Bool { iterationOwner != nil }
 
-    /// While `dumpRequest` prints the rows of a prefetch query, the number of columns it
-    /// prints: the key columns that follow (`grdb_authorId`) are the library's own.
-    var dumpedColumnCount: Int?
+    /// While `dumpRequest` prints the rows of a prefetch query, the columns it does not print:
+    /// the key columns (`grdb_authorId`) are the library's own. They end the prefetched
+    /// table's own columns, before the columns of its included associations.
+    var dumpHiddenColumns: Range<Int>?
 
     /// What the statement reads and writes, as SQLite reported it at compile time.
     @exclusivity(unchecked) private(set) var analysis: StatementAnalysis
@@ -107,7 +108,7 @@ public final class Statement {
     /// the region), as GRDB (OBS-2).
     var observedRegion: DatabaseRegion {
         var region = databaseRegion
-        region.removeTables(named: analysis.readViews)
+        region.removeTables(named: analysis.unobservedNames)
         return region
     }
 
@@ -249,6 +250,9 @@ public final class Statement {
 
     /// Binds `arguments`, after checking that they fit the statement's parameters.
     public func setArguments(_ arguments: StatementArguments) throws {
+        // Other arguments, other rows: the narrowing of the request that prepared the
+        // statement no longer holds.
+        regionNarrowing = nil
         var consumer = ArgumentConsumer(arguments)
         let values = try consumer.values(for: self)
         try consumer.checkFullyConsumed(sql: sql, publicStatementArguments: publicStatementArguments)
@@ -257,6 +261,7 @@ public final class Statement {
 
     /// Binds `arguments` without checking them; missing values are bound as NULL.
     public func setUncheckedArguments(_ arguments: StatementArguments) {
+        regionNarrowing = nil
         var consumer = ArgumentConsumer(arguments)
         let values = (try? consumer.values(for: self)) ?? parameterNames.indices.map { arguments[$0] ?? .null }
         try? bind(values, arguments: arguments)
@@ -337,7 +342,10 @@ public final class Statement {
         } else {
             try checkBoundArgumentsFit()
             if bindingsCleared {
+                // The same arguments again: the narrowing stays.
+                let narrowing = regionNarrowing
                 try setArguments(boundArguments)
+                regionNarrowing = narrowing
             } else {
                 reset()
             }

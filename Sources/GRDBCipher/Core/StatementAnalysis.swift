@@ -29,6 +29,13 @@ struct StatementAnalysis: Sendable {
     /// observations leave them out of their region (``Statement/observedRegion``).
     var readViews: Set<String> = []
 
+    /// The tables that a view of the same name reads, lowercased: tables, even if a view has
+    /// their name.
+    var tablesReadByViewsOfTheirName: Set<String> = []
+
+    /// The names an observation leaves out of the region: views, not tables.
+    var unobservedNames: Set<String> { readViews.subtracting(tablesReadByViewsOfTheirName) }
+
     /// The changes the statement (with its triggers and foreign key actions) may make.
     var eventKinds: [DatabaseEventKind] = []
 
@@ -167,7 +174,14 @@ final class StatementAuthorizer {
             analysis!.region.insert(table: String(cString: first), column: second.map { String(cString: $0) } ?? "")
             if let source {
                 // A read on behalf of a view (or a trigger): the view is one of the tables read.
-                analysis!.readViews.insert(String(cString: source).asciiLowercased())
+                // A view may read a table of its own name (a temporary view over a table of
+                // the main schema): that name is a table read, and stays.
+                let view = String(cString: source).asciiLowercased()
+                if view == String(cString: first).asciiLowercased() {
+                    analysis!.tablesReadByViewsOfTheirName.insert(view)
+                } else {
+                    analysis!.readViews.insert(view)
+                }
             }
         case SQLITE_INSERT:
             if let table = Self.userTable(first) {

@@ -164,10 +164,14 @@ extension SQLQuery {
     /// ordering and the selection of the last one, the prefetches and joins of both.
     mutating func appendPrefetch(_ prefetch: SQLPrefetch) {
         let steps = prefetch.association.steps
+        // The same key, tables and foreign keys at each step: the same rows, filtered by both.
+        // Otherwise both run (the rows keep the last one's).
         guard let index = prefetches.firstIndex(where: { existing in
             existing.key == prefetch.key
                 && existing.association.steps.count == steps.count
-                && zip(existing.association.steps, steps).allSatisfy { $0.relation.tableName.lowercased() == $1.relation.tableName.lowercased() }
+                && zip(existing.association.steps, steps).allSatisfy {
+                    $0.relation.tableName.lowercased() == $1.relation.tableName.lowercased() && $0.condition.isSameForeignKey(as: $1.condition)
+                }
         }) else {
             prefetches.append(prefetch)
             return
@@ -175,9 +179,6 @@ extension SQLQuery {
         var merged = prefetches[index].association
         for (position, step) in steps.enumerated() {
             let isDestination = position == steps.count - 1
-            if !step.condition.isForeignKey {
-                merged.steps[position].condition = step.condition
-            }
             var aliasMerges: [(merged: TableAliasBase, into: TableAliasBase)] = []
             merged.steps[position].relation.absorb(step.relation, selects: isDestination, orders: isDestination, aliasMerges: &aliasMerges)
             merged.steps[position].relation.mergedAliases += aliasMerges
@@ -190,6 +191,16 @@ extension SQLQuery {
     /// merged go to `aliasMerges`.
     private mutating func absorb(_ other: SQLQuery, selects: Bool, orders: Bool, aliasMerges: inout [(merged: TableAliasBase, into: TableAliasBase)]) {
         filters += other.filters
+        // What only the relation of a prefetch carries (a joined relation has none of it):
+        // aggregates and their grouping, DISTINCT, a limit, common table expressions.
+        groupsForAggregates = groupsForAggregates || other.groupsForAggregates
+        if let grouping = other.grouping { self.grouping = grouping }
+        havings += other.havings
+        isDistinct = isDistinct || other.isDistinct
+        if let limit = other.limit { self.limit = limit }
+        for cte in other.ctes where !ctes.contains(where: { $0.tableName.lowercased() == cte.tableName.lowercased() }) {
+            ctes.append(cte)
+        }
         for prefetch in other.prefetches {
             appendPrefetch(prefetch)
         }

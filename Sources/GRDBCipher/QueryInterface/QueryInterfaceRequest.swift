@@ -212,8 +212,8 @@ extension QueryInterfaceRequest: FetchRequest {
         }
         let sql = try query.sql(&context, clauses)
         let statement = try db.preparedStatement(sql: sql, arguments: context.arguments)
-        if let filter = try query.filterExpression(db) {
-            statement.regionNarrowing = RegionNarrowing(filter: filter, tableName: query.tableName, alias: query.alias)
+        if !query.filters.isEmpty {
+            statement.regionNarrowing = RegionNarrowing(query: query)
         }
         var prepared = try PreparedRequest(statement: statement, adapter: query.rowAdapter(db))
         if query.prefetchesInTree {

@@ -62,10 +62,7 @@ public struct SQLOrdering: SQLOrderingTerm, Sendable {
         case .desc(let expression): return try expression.sql(&context) + " DESC"
         case .ascNullsLast(let expression): return try expression.sql(&context) + " ASC NULLS LAST"
         case .descNullsFirst(let expression): return try expression.sql(&context) + " DESC NULLS FIRST"
-        case .literal(let literal):
-            // The unqualified columns of an SQL literal belong to its own FROM clause, not to
-            // the table of the request it is interpolated in (LIT-1).
-            return try context.withoutCurrentAlias { try literal.sql(&$0) }
+        case .literal(let literal): return try literal.sql(&context)
         }
     }
 }

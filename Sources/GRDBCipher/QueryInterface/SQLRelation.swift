@@ -55,6 +55,18 @@ struct SQLJoinCondition: Sendable {
         return false
     }
 
+    /// Whether both conditions are the same foreign key, seen from the same side. Conditions on
+    /// expressions are never the same: they cannot be compared.
+    func isSameForeignKey(as other: SQLJoinCondition) -> Bool {
+        guard case let .foreignKey(request, originIsLeft) = kind,
+              case let .foreignKey(otherRequest, otherOriginIsLeft) = other.kind
+        else { return false }
+        return originIsLeft == otherOriginIsLeft
+            && request.originTable.lowercased() == otherRequest.originTable.lowercased()
+            && request.destinationTable.lowercased() == otherRequest.destinationTable.lowercased()
+            && request.foreignKey == otherRequest.foreignKey
+    }
+
     /// The pairs of columns that must be equal, (left column, right column), or nil for an
     /// expression condition.
     func columnMapping(_ db: Database) throws -> [(left: String, right: String)]? {
@@ -311,7 +323,7 @@ extension SQLQuery {
 
     /// (Annotations alone need no adapter: their columns are among the relation's own, and
     /// rows are not adapted, as in GRDB.)
-    private var containsIncludedJoin: Bool {
+    var containsIncludedJoin: Bool {
         joins.contains { $0.isIncluded || $0.relation.containsIncludedJoin }
     }
 
@@ -377,6 +389,18 @@ extension SQLQuery {
     }
 }
 
+extension SQLQuery {
+    /// Whether the number of columns of the query needs its SQL: raw SQL in its selection, or
+    /// the columns of included associations.
+    func needsSQLToCountColumns(_ db: Database) throws -> Bool {
+        if containsIncludedJoin { return true }
+        return try resolvedSelection(db).contains {
+            if case .literal = $0.kind { return true }
+            return false
+        }
+    }
+}
+
 extension SQLCTE {
     /// The number of columns of the common table expression: its explicit columns, or those
     /// its request selects (from the selection, without SQL, as GRDB: the request may read
@@ -384,15 +408,13 @@ extension SQLCTE {
     func columnCount(_ db: Database) throws -> Int {
         if let columns, !columns.isEmpty { return columns.count }
         do {
-            switch subquery.kind {
-            case .query(let query):
-                return try query.columnCount(db)
-            case .literal:
-                var context = SQLGenerationContext(db)
-                let sql = try subquery.sql(&context)
-                return try db.makeStatement(sql: sql).columnCount
+            if case .query(let query) = subquery.kind, try !query.needsSQLToCountColumns(db) {
+                return try query.columnCount(db, ctes: query.statementCTEs)
             }
-        } catch let error as DatabaseError {
+            var context = SQLGenerationContext(db)
+            let sql = try subquery.sql(&context)
+            return try db.makeStatement(sql: sql).columnCount
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_ERROR {
             throw DatabaseError(
                 resultCode: error.extendedResultCode,
                 message: "Can't compute the number of columns in the \(tableName.quotedDatabaseIdentifier) common table expression: "

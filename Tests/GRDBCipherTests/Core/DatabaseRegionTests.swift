@@ -161,11 +161,24 @@ struct DatabaseRegionTests {
             #expect(try SQLRequest<Row>(sql: statement.sql, arguments: [1]).databaseRegion(db).description == "plant(id,name,water)")
             // Text or real keys do not narrow.
             #expect(try Plant.filter(Column("id") == "1").databaseRegion(db).description == "plant(id,name,water)")
+            // Other rows of the table are read by a self join, a subquery, a literal: no
+            // narrowing, or an observation would miss their changes.
+            let twin = Plant.hasOne(Plant.self, key: "twin", using: ForeignKey(["water"], to: ["id"]))
+            #expect(try Plant.filter(id: 1).including(optional: twin).databaseRegion(db).description == "plant(id,name,water)")
+            #expect(try Plant.filter(id: 1).filter(Column("water") == Plant.select(max(Column("water")))).databaseRegion(db).description == "plant(id,name,water)")
+            #expect(try Plant.filter(id: 1).filter(sql: "water > 0").databaseRegion(db).description == "plant(id,name,water)")
+            #expect(try Plant.filter(id: 1).order(literal: "name").databaseRegion(db).description == "plant(id,name,water)")
+            // New arguments for the statement of a request: no narrowing.
+            let reused = try Plant.filter(id: 1).makePreparedRequest(db, forSingleResult: false).statement
+            try reused.setArguments([2])
+            #expect(reused.databaseRegion.description == "plant(id,name,water)")
         }
 
         let test = try TestDatabase()
-        try test.dbQueue.write { try $0.execute(sql: greenhouse) }
+        try test.dbQueue.write { try $0.execute(sql: greenhouse + "; CREATE TEMP VIEW label AS SELECT * FROM main.label WHERE code > 'a'") }
         for (fetch, expected) in [
+            // A view named like the table it reads: the table is observed.
+            ({ (db: Database) in try Row.fetchAll(db, sql: "SELECT * FROM temp.label").count }, "label(code,text)"),
             ({ (db: Database) in try Row.fetchAll(db, Table("thirstyPlant").all()).count }, "plant(id,name,water)"),
             ({ (db: Database) in try Row.fetchAll(db, sql: "SELECT name FROM thirstyPlant WHERE id = 1").count }, "plant(id,name,water)"),
             ({ (db: Database) in try Row.fetchAll(db, Plant.filter(ids: [1, 3])).count }, "plant(id,name,water)[1,3]"),

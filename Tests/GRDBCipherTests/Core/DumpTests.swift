@@ -320,6 +320,12 @@ struct DumpTests {
 
                 """)
 
+            // The key columns are hidden where they are: before the columns of the
+            // associations included in the prefetched rows.
+            let withGuild = DumpOutput()
+            try db.dumpRequest(Guild.filter(key: 2).including(all: heroes.including(required: Hero.guild)), to: withGuild)
+            #expect(withGuild.text == "2|fox\n\nheros\n3|2||2|fox\n")
+
             // Under an included association: the keys from the fetched table.
             let joined = DumpOutput()
             try db.dumpRequest(Hero.filter(key: 3).including(required: Hero.guild.including(all: heroes)), to: joined)

@@ -242,6 +242,16 @@ struct AssociationJoinTests {
         }
     }
 
+    /// SQL literals of orderings are columns of the request's table, qualified when it joins
+    /// others (only subqueries keep theirs unqualified, LIT-1).
+    @Test func orderingLiteralsAreQualified() throws {
+        try withLibrary { db in
+            let request = AJNovel.including(required: AJNovel.author).order(literal: "\(Column("id")) DESC")
+            try expectSQL(db, request, #"SELECT "novel".*, "writer".* FROM "novel" JOIN "writer" ON "writer"."id" = "novel"."writerId" ORDER BY "novel"."id" DESC"#)
+            #expect(try Row.fetchAll(db, request).map { $0["id"] as Int64 } == [3, 2, 1])
+        }
+    }
+
     @Test func userAliasesInJoins() throws {
         try withLibrary { db in
             // A filter on the associated table from the base request, through an alias.
@@ -339,6 +349,17 @@ struct AssociationCTETests {
                 }
                 #expect(error.resultCode == .SQLITE_ERROR)
                 #expect(error.message == #"Can't compute the number of columns in the "titled" common table expression: no such table: recent. Check the syntax of the SQL definition, or provide the explicit list of selected columns with the `columns` parameter in the CommonTableExpression initializer."#)
+            }
+
+            // A CTE's own common table expressions count; raw SQL in the selection is counted
+            // by compiling; other errors than SQLITE_ERROR keep their message.
+            let own = CommonTableExpression(named: "titled", request: Table("recent").with(recent).select(Column("writerId"), Column("title")).filter(sql: "1"))
+            let ownAll = CommonTableExpression(named: "titled", request: Table("recent").with(recent).all())
+            let literal = CommonTableExpression(named: "titled", request: AJNovel.select(sql: "writerId, title").filter(Column("year") > 1970))
+            for titled in [own, ownAll, literal] {
+                let association = AJWriter.association(to: titled) { writer, titled in titled[Column("writerId")] == writer[Column("id")] }
+                let rows = try Row.fetchAll(db, AJWriter.with(titled).including(required: association).order(Column("id")))
+                #expect(rows.map { $0.scopes["titled"]?["title"] as String? } == ["Invisible Cities", "Book of Disquiet"])
             }
 
             // With the columns given, no counting.

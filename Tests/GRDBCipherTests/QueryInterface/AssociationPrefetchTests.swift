@@ -141,6 +141,21 @@ struct AssociationPrefetchTests {
             #expect(recorder.dataSQL[1].hasSuffix(#"WHERE ("musician"."id" > ?) AND ("musician"."id" < ?)"#))
             #expect(musicians.map { $0.prefetchedRows["musicians"]?.count } == [0, 1, 0])
             #expect(musicians.map { $0.prefetchedRows["everyone"]?.count } == [1, 2, 0])
+
+            // Aggregates merge with their grouping.
+            let composers = try Row.fetchAll(db, APComposer.order(Column("id"))
+                .including(all: APComposer.pieces.order(Column("id")))
+                .including(all: APComposer.pieces.annotated(with: APPiece.movements.count).order(Column("id"))))
+            #expect(composers.map { $0.prefetchedRows["pieces"]?.map { $0["movementCount"] as Int } } == [[2, 0], [1], []])
+
+            // Another foreign key under the same key: two queries, not one.
+            try db.execute(sql: "ALTER TABLE piece ADD COLUMN arrangerId INTEGER REFERENCES composer(id); UPDATE piece SET arrangerId = 2 WHERE id = 10")
+            recorder.reset()
+            let composed = APComposer.hasMany(APPiece.self, key: "pieces", using: ForeignKey(["composerId"]))
+            let arranged = APComposer.hasMany(APPiece.self, key: "pieces", using: ForeignKey(["arrangerId"]))
+            let both = try Row.fetchAll(db, APComposer.order(Column("id")).including(all: composed).including(all: arranged))
+            #expect(recorder.dataSQL.count == 3)
+            #expect(both.map { $0.prefetchedRows["pieces"]?.count } == [0, 1, 0])
         }
     }
 

@@ -70,8 +70,10 @@ extension Database {
             dumpStream.margin()
             dumpStream.write(query.path + "\n")
             let statement = try query.request.makePreparedRequest(self, forSingleResult: false).statement
-            statement.dumpedColumnCount = statement.columnCount - query.keyColumnCount
-            defer { statement.dumpedColumnCount = nil }
+            let relation = query.request.query
+            let keysEnd = try relation.columnCount(self, ctes: relation.statementCTEs)
+            statement.dumpHiddenColumns = (keysEnd - query.keyColumnCount)..<keysEnd
+            defer { statement.dumpHiddenColumns = nil }
             try _dump(statement, format: &format, to: &dumpStream)
         }
     }

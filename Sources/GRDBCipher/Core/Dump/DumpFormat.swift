@@ -40,23 +40,30 @@ public enum DumpTableHeaderOptions: Sendable {
 
 extension Statement {
     /// The number of columns the dump formats print.
-    var dumpColumnCount: Int { dumpedColumnCount ?? columnCount }
+    var dumpColumnCount: Int { columnCount - (dumpHiddenColumns?.count ?? 0) }
 
     /// The names of the columns the dump formats print.
     var dumpColumnNames: [String] {
         let names = columnNames
-        return dumpedColumnCount.map { Array(names.prefix($0)) } ?? names
+        guard let hidden = dumpHiddenColumns else { return names }
+        return Array(names[..<hidden.lowerBound] + names[hidden.upperBound...])
     }
 
-    /// The value of a column of the current row.
+    /// The statement's column of a printed column.
+    private func dumpColumn(_ index: Int) -> CInt {
+        guard let hidden = dumpHiddenColumns, index >= hidden.lowerBound else { return CInt(index) }
+        return CInt(index + hidden.count)
+    }
+
+    /// The value of a printed column of the current row.
     func dumpValue(at index: Int) -> DatabaseValue {
-        DatabaseValue(sqliteStatement: sqliteStatement, index: CInt(index))
+        DatabaseValue(sqliteStatement: sqliteStatement, index: dumpColumn(index))
     }
 
-    /// The text SQLite gives for a column of the current row (`1.5`, `1.0e+300` for reals, as
-    /// the `sqlite3` tool prints them), or nil for NULL. Blobs are decoded as UTF-8.
+    /// The text SQLite gives for a printed column of the current row (`1.5`, `1.0e+300` for
+    /// reals, as the `sqlite3` tool prints them), or nil for NULL. Blobs are decoded as UTF-8.
     func dumpText(at index: Int) -> String? {
-        let column = CInt(index)
+        let column = dumpColumn(index)
         switch sqlite3_column_type(sqliteStatement, column) {
         case SQLITE_NULL:
             return nil
