@@ -176,14 +176,15 @@ struct DatabaseRegionTests {
 
         let test = try TestDatabase()
         try test.dbQueue.write { try $0.execute(sql: greenhouse + "; CREATE TEMP VIEW label AS SELECT * FROM main.label WHERE code > 'a'") }
-        for (fetch, expected) in [
+        let fetches: [(@Sendable (Database) throws -> Int, String)] = [
             // A view named like the table it reads: the table is observed.
             ({ (db: Database) in try Row.fetchAll(db, sql: "SELECT * FROM temp.label").count }, "label(code,text)"),
             ({ (db: Database) in try Row.fetchAll(db, Table("thirstyPlant").all()).count }, "plant(id,name,water)"),
             ({ (db: Database) in try Row.fetchAll(db, sql: "SELECT name FROM thirstyPlant WHERE id = 1").count }, "plant(id,name,water)"),
             ({ (db: Database) in try Row.fetchAll(db, Plant.filter(ids: [1, 3])).count }, "plant(id,name,water)[1,3]"),
             ({ (db: Database) in try Row.fetchAll(db, Plant.filter(ids: [Int64]())).count }, "empty"),
-        ] {
+        ]
+        for (fetch, expected) in fetches {
             let regions = LockedValue<[String]>([])
             let recorder = Recorder<Int>()
             let cancellable = ValueObservation.tracking(fetch)
