@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Crash trials for the grdbcipher command: kills each writing command (encrypt, decrypt, export,
-# rekey, upgrade) with SIGKILL at random points on a database of tens of MB, and checks after
-# every kill that
+# rekey, upgrade, and the keyring's rewrap and rotate) with SIGKILL at random points on a
+# database of tens of MB, and checks after every kill that
 #   - the input is intact: byte-identical for encrypt, decrypt and export; for rekey and upgrade
-#     (in place), the file opens with the old or the new key, with its full content;
+#     (in place), the file opens with the old or the new key, with its full content; for a
+#     keyring rewrap, the keyring opens with the slot's old or new key (and its other slot), for
+#     a rotation, it opens and the database with it, with its full content;
 #   - the output is absent or complete, never partial;
 #   - what is left beside the target is ours, mode 0600, and never plaintext beside an encrypted
 #     target;
@@ -38,6 +40,15 @@ PRAGMA user_version = 42;
 EOF
 "$bin" encrypt "$work/plain.db" "$work/v4.db" "${old[@]}" --quiet || exit 2
 "$bin" export "$work/v4.db" "$work/v3.db" "${old[@]}" --new-passphrase-env CT_KEY --format 3 --quiet || exit 2
+# A database with a keyring: slots primary (primary.key) and recovery (recovery.key). A rewrap
+# gives the primary slot next.key. Few key-derivation iterations: the trials are about the
+# files, not about PBKDF2's cost.
+for name in primary recovery next; do
+    printf '%s trial key' "$name" > "$work/$name.key"; chmod 600 "$work/$name.key"
+done
+cp "$work/plain.db" "$work/keyring.db"
+"$bin" key init "$work/keyring.db" --new-key-file "$work/primary.key" --recovery-key-file "$work/recovery.key" \
+    --kdf-iterations 1000 --quiet || exit 2
 
 fingerprint_sql="SELECT COUNT(*), SUM(n), SUM(length(data)), SUM(unicode(hex(substr(data, 1 + id % 990, 4)))) FROM chunk"
 # The content of a file, opened with the given options; empty when it does not open.
@@ -49,9 +60,11 @@ expected=$(fingerprint "$work/v4.db" "${old[@]}")
 [ -n "$expected" ] || { echo "crash-trials: cannot read the reference database" >&2; exit 2; }
 
 # Each trial runs in its own directory, with IN (the input) and, for copies, OUT.
-commands=(encrypt decrypt export rekey upgrade)
+commands=(encrypt decrypt export rekey upgrade key-rewrap key-rotate)
 arguments() {
     case $1 in
+    key-rewrap) echo "key rewrap in.db primary --keyring-key-file $work/recovery.key --new-key-file $work/next.key --kdf-iterations 1000" ;;
+    key-rotate) echo "key rotate in.db --keyring-key-file $work/recovery.key" ;;
     encrypt) echo "encrypt in.db out.db --passphrase-env CT_KEY" ;;
     decrypt) echo "decrypt in.db out.db --passphrase-env CT_KEY" ;;
     export) echo "export in.db out.db --passphrase-env CT_KEY --new-passphrase-env CT_NEW_KEY" ;;
@@ -60,13 +73,19 @@ arguments() {
     esac
 }
 source_of() {
-    case $1 in encrypt) echo plain.db ;; upgrade) echo v3.db ;; *) echo v4.db ;; esac
+    case $1 in encrypt) echo plain.db ;; upgrade) echo v3.db ;; key-*) echo keyring.db ;; *) echo v4.db ;; esac
+}
+# Copies the input of a command into a trial's directory (a keyring database with its keyring).
+copy_input() {
+    local command=$1 dir=$2
+    cp "$work/$(source_of "$command")" "$dir/in.db"
+    case $command in key-*) cp "$work/keyring.db.keyring" "$dir/in.db.keyring" ;; esac
 }
 
 # How long each command takes, uninterrupted: kills fall anywhere in 0-110% of it.
 declare -A duration
 for command in "${commands[@]}"; do
-    dir="$work/calibrate-$command"; mkdir "$dir"; cp "$work/$(source_of "$command")" "$dir/in.db"
+    dir="$work/calibrate-$command"; mkdir "$dir"; copy_input "$command" "$dir"
     start=$(date +%s%N)
     (cd "$dir" && "$bin" $(arguments "$command") --quiet) || { echo "crash-trials: $command fails uninterrupted" >&2; exit 2; }
     duration[$command]=$(( ($(date +%s%N) - start) / 1000000 ))
@@ -81,7 +100,7 @@ loss() {
 for trial in $(seq 1 "$trials"); do
     command=${commands[$((RANDOM % ${#commands[@]}))]}
     dir="$work/trial-$trial"; mkdir "$dir"
-    cp "$work/$(source_of "$command")" "$dir/in.db"
+    copy_input "$command" "$dir"
     before=$(sha256sum < "$dir/in.db")
     delay=$(( (RANDOM * 32768 + RANDOM) % (duration[$command] * 11 / 10 + 1) ))
 
@@ -103,6 +122,17 @@ for trial in $(seq 1 "$trials"); do
         ;;
     upgrade)
         [ "$(fingerprint "$dir/in.db" "${old[@]}")" = "$expected" ] || loss "the file does not open with its key, or lost content"
+        ;;
+    key-rewrap)
+        content=$(fingerprint "$dir/in.db" --keyring-key-file "$work/primary.key" --keyring-slot primary)
+        [ -n "$content" ] || content=$(fingerprint "$dir/in.db" --keyring-key-file "$work/next.key" --keyring-slot primary)
+        [ "$content" = "$expected" ] || loss "the primary slot opens with neither key, or lost content"
+        [ "$(fingerprint "$dir/in.db" --keyring-key-file "$work/recovery.key")" = "$expected" ] || loss "the recovery slot no longer opens"
+        ;;
+    key-rotate)
+        [ "$(fingerprint "$dir/in.db" --keyring-key-file "$work/primary.key")" = "$expected" ] || loss "the keyring does not open the database, or lost content"
+        (cd "$dir" && "$bin" verify in.db --keyring-key-file "$work/recovery.key" --quiet >/dev/null 2>&1) \
+            || loss "verify finds problems after the kill"
         ;;
     esac
     # The output: absent or complete.
@@ -130,6 +160,10 @@ for trial in $(seq 1 "$trials"); do
     if [ "$command" = rekey ] && [ -z "$(fingerprint "$dir/in.db" "${old[@]}")" ]; then
         next="verify in.db --passphrase-env CT_NEW_KEY"
     fi
+    if [ "$command" = key-rewrap ] && [ -n "$(fingerprint "$dir/in.db" --keyring-key-file "$work/next.key" --keyring-slot primary)" ]; then
+        # The rewrap went through: rewrap back.
+        next="key rewrap in.db primary --keyring-key-file $work/next.key --new-key-file $work/primary.key --kdf-iterations 1000"
+    fi
     case $command in encrypt | decrypt | export) next="$next --force" ;; esac
     if ! (cd "$dir" && "$bin" $next --quiet >/dev/null 2>"$dir/next.err"); then
         loss "the next run failed: $(head -n 1 "$dir/next.err")"
@@ -140,6 +174,6 @@ for trial in $(seq 1 "$trials"); do
     rm -rf "$dir"
 done
 
-echo "crash trials: $trials trials on a ${megabytes} MB database (encrypt, decrypt, export, rekey, upgrade):" \
+echo "crash trials: $trials trials on a ${megabytes} MB database (encrypt, decrypt, export, rekey, upgrade, key rewrap, key rotate):" \
     "$killed killed, $finished finished before the kill, $leftovers_seen temporary files found after a kill, $losses losses"
 [ "$losses" -eq 0 ]

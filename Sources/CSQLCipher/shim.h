@@ -14,6 +14,7 @@
 // keys with the same PBKDF2 as SQLCipher.
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/rand.h>
 
 // Swift cannot call C variadic functions: one fixed-signature wrapper per sqlite3_db_config shape.
 static inline int grdbcipher_db_config_int(sqlite3 *db, int op, int value, int *result) {
@@ -55,6 +56,51 @@ static inline int grdbcipher_hmac_sha256(const unsigned char *key, int keyLength
                                          unsigned char *out) {
     unsigned int length = 32;
     return HMAC(EVP_sha256(), key, keyLength, (const unsigned char *)data, dataLength, out, &length) != NULL;
+}
+
+// Random bytes from OpenSSL's generator, for keys, salts and nonces. Returns 1 on success.
+static inline int grdbcipher_random_bytes(unsigned char *out, int length) {
+    return RAND_bytes(out, length);
+}
+
+// AES-256-GCM (OpenSSL's EVP AEAD), for the keys of a keyring: key 32 bytes, nonce 12 bytes,
+// tag 16 bytes; the ciphertext has the length of the plaintext. Returns 1 on success.
+static inline int grdbcipher_aes256gcm_seal(const unsigned char *key, const unsigned char *nonce,
+                                            const unsigned char *aad, int aadLength,
+                                            const unsigned char *plaintext, int length,
+                                            unsigned char *ciphertext, unsigned char *tag) {
+    EVP_CIPHER_CTX *context = EVP_CIPHER_CTX_new();
+    if (context == NULL) return 0;
+    int written = 0;
+    int ok = EVP_EncryptInit_ex(context, EVP_aes_256_gcm(), NULL, NULL, NULL) == 1
+        && EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, 12, NULL) == 1
+        && EVP_EncryptInit_ex(context, NULL, NULL, key, nonce) == 1
+        && (aadLength == 0 || EVP_EncryptUpdate(context, NULL, &written, aad, aadLength) == 1)
+        && EVP_EncryptUpdate(context, ciphertext, &written, plaintext, length) == 1
+        && EVP_EncryptFinal_ex(context, ciphertext + written, &written) == 1
+        && EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, 16, tag) == 1;
+    EVP_CIPHER_CTX_free(context);
+    return ok;
+}
+
+// Opens what grdbcipher_aes256gcm_seal sealed. Returns 1 when the tag authenticates the
+// ciphertext and the associated data, 0 otherwise (wrong key, or altered bytes).
+static inline int grdbcipher_aes256gcm_open(const unsigned char *key, const unsigned char *nonce,
+                                            const unsigned char *aad, int aadLength,
+                                            const unsigned char *ciphertext, int length,
+                                            const unsigned char *tag, unsigned char *plaintext) {
+    EVP_CIPHER_CTX *context = EVP_CIPHER_CTX_new();
+    if (context == NULL) return 0;
+    int written = 0;
+    int ok = EVP_DecryptInit_ex(context, EVP_aes_256_gcm(), NULL, NULL, NULL) == 1
+        && EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, 12, NULL) == 1
+        && EVP_DecryptInit_ex(context, NULL, NULL, key, nonce) == 1
+        && (aadLength == 0 || EVP_DecryptUpdate(context, NULL, &written, aad, aadLength) == 1)
+        && EVP_DecryptUpdate(context, plaintext, &written, ciphertext, length) == 1
+        && EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, 16, (void *)tag) == 1
+        && EVP_DecryptFinal_ex(context, plaintext + written, &written) == 1;
+    EVP_CIPHER_CTX_free(context);
+    return ok;
 }
 
 #endif

@@ -36,6 +36,7 @@ struct DumpCommand: ParsableCommand {
     @Flag(help: "Replace OUTPUT if it exists.") var force = false
     @OptionGroup var keyOptions: KeyOptions
     @OptionGroup var cipherOptions: InputCipherOptions
+    @OptionGroup var keyringOptions: KeyringUnlockOptions
 
     func run() throws {
         // Paths first, so that no key is asked for a command that cannot run.
@@ -44,7 +45,7 @@ struct DumpCommand: ParsableCommand {
             try Paths.requireOutput(output, besides: file, force: force)
             Paths.removeStaleTemporaries(besides: output)
         }
-        let database = try InputDatabase.resolve(path: file, keyOptions: keyOptions, cipherOptions: cipherOptions)
+        let database = try InputDatabase.resolve(path: file, keyOptions: keyOptions, cipherOptions: cipherOptions, keyringOptions: keyringOptions)
         let dbQueue = try database.open(readonly: true)
         defer { try? dbQueue.close() }
         try dbQueue.read { db in

@@ -8,7 +8,7 @@ import GRDBCipher
 struct GRDBCipherCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "grdbcipher",
-        abstract: "Encrypt, decrypt, re-key, upgrade, inspect, verify, query and dump SQLCipher databases.",
+        abstract: "Encrypt, decrypt, re-key, upgrade, inspect, verify, query and dump SQLCipher databases, and manage their keyrings.",
         discussion: """
             Keys are never given on the command line: they are asked on the terminal, or read \
             from an environment variable (--passphrase-env NAME) or a file (--passphrase-file \
@@ -20,6 +20,7 @@ struct GRDBCipherCommand: ParsableCommand {
         subcommands: [
             InspectCommand.self, EncryptCommand.self, DecryptCommand.self, ExportCommand.self,
             RekeyCommand.self, UpgradeCommand.self, VerifyCommand.self, QueryCommand.self, DumpCommand.self,
+            KeyCommand.self,
         ])
 
     /// Runs the command with our exit statuses: usage errors exit with 2 (ArgumentParser's

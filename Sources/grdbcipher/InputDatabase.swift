@@ -9,6 +9,8 @@ struct InputDatabase {
     let key: CipherKey?
     /// The settings that open an encrypted file with its key.
     let settings: CipherSettings
+    /// The unlocked keyring that keys the file, instead of `key`.
+    var keyring: DatabaseKeyring?
 
     var isEncrypted: Bool { info.content == .encrypted }
 
@@ -20,8 +22,21 @@ struct InputDatabase {
     /// otherwise: a read-only command cannot read it.
     ///
     /// - Throws: status 3 when the file is not a database or the key does not open it.
-    static func resolve(path: String, keyOptions: KeyOptions, cipherOptions: InputCipherOptions, rollsBackInterruptedTransaction: Bool = false) throws -> InputDatabase {
+    static func resolve(path: String, keyOptions: KeyOptions, cipherOptions: InputCipherOptions, keyringOptions: KeyringUnlockOptions? = nil, rollsBackInterruptedTransaction: Bool = false) throws -> InputDatabase {
         try Paths.requireInput(path)
+        if let keyringOptions, keyringOptions.isGiven {
+            if keyOptions.source.isGiven {
+                throw CLIFailure.usage("give the passphrase options or the keyring options, not both")
+            }
+            // The keyring checks that it belongs to the file, and its key opens it.
+            let shape = try SQLCipherFile.inspect(atPath: path)
+            do {
+                let keyring = try keyringOptions.unlock(path)
+                return InputDatabase(path: path, info: shape, key: nil, settings: CipherSettings(), keyring: keyring)
+            } catch let error as KeyringError {
+                throw CLIFailure(error)
+            }
+        }
         let inputSettings = try cipherOptions.settings()
         var shape = try SQLCipherFile.inspect(atPath: path)
         if let journal = shape.hotJournal {
@@ -60,7 +75,9 @@ struct InputDatabase {
     func open(readonly: Bool) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.readonly = readonly
-        if let key {
+        if let keyring {
+            configuration.prepareDatabase { db in try db.useKeyring(keyring) }
+        } else if let key {
             let settings = self.settings
             configuration.prepareDatabase { db in try db.use(key, settings: settings) }
         }

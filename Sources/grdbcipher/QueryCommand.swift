@@ -26,9 +26,10 @@ struct QueryCommand: ParsableCommand {
     @Option(help: "Output format: table, csv or json.") var format: Format = .table
     @OptionGroup var keyOptions: KeyOptions
     @OptionGroup var cipherOptions: InputCipherOptions
+    @OptionGroup var keyringOptions: KeyringUnlockOptions
 
     func run() throws {
-        let database = try InputDatabase.resolve(path: file, keyOptions: keyOptions, cipherOptions: cipherOptions)
+        let database = try InputDatabase.resolve(path: file, keyOptions: keyOptions, cipherOptions: cipherOptions, keyringOptions: keyringOptions)
         let dbQueue = try database.open(readonly: true)
         defer { try? dbQueue.close() }
         let output = BufferedOutput()

@@ -22,10 +22,11 @@ struct VerifyCommand: ParsableCommand {
     @Argument(help: "The database file.") var file: String
     @OptionGroup var keyOptions: KeyOptions
     @OptionGroup var cipherOptions: InputCipherOptions
+    @OptionGroup var keyringOptions: KeyringUnlockOptions
     @Flag(help: "Print problems only.") var quiet = false
 
     func run() throws {
-        let database = try InputDatabase.resolve(path: file, keyOptions: keyOptions, cipherOptions: cipherOptions)
+        let database = try InputDatabase.resolve(path: file, keyOptions: keyOptions, cipherOptions: cipherOptions, keyringOptions: keyringOptions)
         let dbQueue: DatabaseQueue
         do {
             dbQueue = try database.open(readonly: false)

@@ -77,6 +77,23 @@ public struct CipherKey: Sendable, CustomStringConvertible {
     }
 }
 
+/// The text `sqlite3_key` takes for a raw key: `x'…'` with the key and the salt (if any) in
+/// hexadecimal, built byte by byte, so that no String copy of the key is left behind. The
+/// caller wipes it.
+func sqlcipherRawKeyText(key: [UInt8], salt: [UInt8]) -> [UInt8] {
+    let digits = Array("0123456789ABCDEF".utf8)
+    var text: [UInt8] = [UInt8(ascii: "x"), UInt8(ascii: "'")]
+    text.reserveCapacity(3 + 2 * (key.count + salt.count))
+    for bytes in [key, salt] {
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+    }
+    text.append(UInt8(ascii: "'"))
+    return text
+}
+
 private func appendHex(_ data: Data, to bytes: inout [UInt8]) {
     let digits = Array("0123456789ABCDEF".utf8)
     for byte in data {

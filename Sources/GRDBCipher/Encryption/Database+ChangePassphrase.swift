@@ -39,6 +39,13 @@ extension Database {
     /// Changes the key of the database: a passphrase or a raw key. See
     /// ``changePassphrase(_:)-(String)`` for what is checked.
     public func changeKey(_ newKey: CipherKey) throws {
+        var keyBytes = try newKey.keyBytes()
+        defer { wipe(&keyBytes) }
+        try changeKey(keyText: keyBytes)
+    }
+
+    /// Changes the key to the bytes `sqlite3_rekey` takes (a passphrase, or `x'…'`).
+    func changeKey(keyText keyBytes: [UInt8]) throws {
         preconditionValidAccess()
         func refuse(_ code: ResultCode, _ message: String) -> DatabaseError {
             DatabaseError(resultCode: code, message: "changePassphrase: \(message)")
@@ -55,8 +62,6 @@ extension Database {
         if isInsideTransaction && transactionHasWrites {
             throw refuse(.SQLITE_MISUSE, "the current transaction has uncommitted changes, which SQLCipher would commit as part of the re-key; commit or roll them back first")
         }
-        var keyBytes = try newKey.keyBytes()
-        defer { wipe(&keyBytes) }
         var settings = try currentCipherSettings()
         settings.compatibility = nil
 

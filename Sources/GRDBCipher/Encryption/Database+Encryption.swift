@@ -67,7 +67,7 @@ extension Database {
         }
     }
 
-    private func useKeyBytes(_ bytes: UnsafeRawBufferPointer) throws {
+    func useKeyBytes(_ bytes: UnsafeRawBufferPointer) throws {
         preconditionValidAccess()
         guard bytes.count > 0 else {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "empty passphrase: an SQLCipher database needs a non-empty key")

@@ -45,7 +45,7 @@ final class PoolKeyCache: @unchecked Sendable {
             guard fingerprint.count == entry.fingerprint.count,
                   zip(fingerprint, entry.fingerprint).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0
             else { return nil }
-            return Self.rawKeyText(key: entry.key, salt: entry.salt)
+            return sqlcipherRawKeyText(key: entry.key, salt: entry.salt)
         }
     }
 
@@ -115,7 +115,7 @@ final class PoolKeyCache: @unchecked Sendable {
     static func keyOpens(path: String, key: [UInt8], salt: [UInt8], settings: CipherSettings) -> Bool {
         guard let probe = try? Database.openProbe(path: path) else { return false }
         defer { try? probe.close() }
-        var text = rawKeyText(key: key, salt: salt)
+        var text = sqlcipherRawKeyText(key: key, salt: salt)
         defer { GRDBCipher.wipe(&text) }
         guard (try? probe.probeKey(text)) != nil,
               (try? probe.applyCipherSettings(settings)) != nil
@@ -127,21 +127,5 @@ final class PoolKeyCache: @unchecked Sendable {
         var out = [UInt8](repeating: 0, count: 32)
         _ = grdbcipher_hmac_sha256(key, CInt(key.count), passphrase.baseAddress, passphrase.count, &out)
         return out
-    }
-
-    /// `x'…'` with the key and salt in hexadecimal, built byte by byte: no String copy of the
-    /// key is left behind.
-    private static func rawKeyText(key: [UInt8], salt: [UInt8]) -> [UInt8] {
-        let digits = Array("0123456789ABCDEF".utf8)
-        var text: [UInt8] = [UInt8(ascii: "x"), UInt8(ascii: "'")]
-        text.reserveCapacity(3 + 2 * (key.count + salt.count))
-        for bytes in [key, salt] {
-            for byte in bytes {
-                text.append(digits[Int(byte >> 4)])
-                text.append(digits[Int(byte & 0x0F)])
-            }
-        }
-        text.append(UInt8(ascii: "'"))
-        return text
     }
 }

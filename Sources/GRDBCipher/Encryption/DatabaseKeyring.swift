@@ -1,0 +1,718 @@
+import CSQLCipher
+import Foundation
+
+/// A slot to create in a keyring: a named key source, or an external slot whose master key a
+/// closure of yours wraps (a KMS, Vault transit).
+///
+/// ```swift
+/// let slots: [KeySlot] = [
+///     .source("primary", .credential("notes-db-key")),
+///     .source("recovery", .keyFile("/root/notes-recovery.key")),
+/// ]
+/// ```
+public struct KeySlot: Sendable {
+    enum Kind: Sendable {
+        case source(KeySource)
+        case external(@Sendable (Data) throws -> Data)
+    }
+
+    /// The name of the slot.
+    public let name: String
+    let kind: Kind
+
+    /// A slot unlocked by the secret of a key source.
+    public static func source(_ name: String, _ source: KeySource) -> KeySlot {
+        KeySlot(name: name, kind: .source(source))
+    }
+
+    /// An external slot: `wrap` receives the keyring's 32-byte master key and returns an
+    /// opaque blob (the ciphertext of a KMS `Encrypt`, of Vault transit's `encrypt`), stored
+    /// in the keyring. ``DatabaseKeyring/unlock(databaseAt:keyringPath:externalSlot:unwrap:)``
+    /// gives the blob back to a closure that returns the master key.
+    public static func external(_ name: String, wrap: @escaping @Sendable (Data) throws -> Data) -> KeySlot {
+        KeySlot(name: name, kind: .external(wrap))
+    }
+}
+
+/// What a keyring holds, without key material: ``DatabaseKeyring/status(keyringAt:)``.
+public struct KeyringStatus: Sendable {
+    /// A slot of the keyring.
+    public struct Slot: Sendable {
+        public var name: String
+        public var kind: KeySlotKind
+        /// Where its secret comes from: a credential name, a key file path, a label.
+        public var source: String
+        public var createdAt: Date
+    }
+
+    /// A data key of the keyring.
+    public struct DataKey: Sendable {
+        public var id: Int
+        /// Whether the database uses it (`active`), or is being re-encrypted to it
+        /// (`pending`, after an interrupted rotation).
+        public var isActive: Bool
+        public var createdAt: Date
+    }
+
+    /// The identifier of the keyring.
+    public var keyringID: String
+    public var createdAt: Date
+    /// The file name of its database.
+    public var databaseName: String
+    /// The SQLCipher salt of its database, in hexadecimal (not a secret: the first 16 bytes of
+    /// the database file).
+    public var databaseSalt: String
+    public var slots: [Slot]
+    public var dataKeys: [DataKey]
+    /// When the keyring was destroyed, if it was.
+    public var destroyedAt: Date?
+}
+
+/// The key of a database, kept in a keyring beside it: a random 256-bit SQLCipher raw key (no
+/// key derivation when a connection opens), wrapped once per key slot, as LUKS does.
+///
+/// Create a keyring with the database, unlock it once per process, and key every connection
+/// from it:
+///
+/// ```swift
+/// // Once: a new database, a keyring with two slots.
+/// try DatabaseKeyring.create(databaseAt: path, slots: [
+///     .source("primary", .credential("notes-db-key")),
+///     .source("recovery", .keyFile("/root/notes-recovery.key")),
+/// ])
+///
+/// // At each start of the service.
+/// let keyring = try DatabaseKeyring.unlock(databaseAt: path, with: .credential("notes-db-key"))
+/// var config = Configuration()
+/// config.prepareDatabase { db in try db.useKeyring(keyring) }
+/// let dbPool = try DatabasePool(path: path, configuration: config)
+/// ```
+///
+/// Adding, removing or rewrapping a slot rewrites the keyring only, never the database:
+/// ``addSlot(_:kdfIterations:)``, ``removeSlot(named:)``, ``rewrapSlot(named:with:kdfIterations:)``.
+/// ``rotateDataKey(in:)`` re-encrypts the database with a new data key.
+/// ``destroy(keyringAt:)`` makes the database, and every copy of it, unreadable.
+///
+/// The slots wrap the keyring's master key, which wraps the data key: rotating the data key
+/// needs no slot's secret, and a slot's secret opens every data key the keyring will hold. See
+/// docs/KeyManagement.md for the file format and the threat model.
+///
+/// The keys live in this object's memory, wiped by ``forget()`` or when it is released.
+public final class DatabaseKeyring: @unchecked Sendable, CustomStringConvertible {
+    /// The PBKDF2-HMAC-SHA512 iterations that turn a slot's secret into its key-encryption key,
+    /// as SQLCipher 4 derives a passphrase: paid once, when the keyring is unlocked.
+    public static let defaultKDFIterations = 256_000
+
+    /// The keyring of the database at `path` when none is given: `path` + `.keyring`.
+    public static func defaultKeyringPath(forDatabaseAt path: String) -> String {
+        path + ".keyring"
+    }
+
+    /// The database the keyring keys.
+    public let databasePath: String
+    /// The keyring file.
+    public let keyringPath: String
+
+    // `lock` guards the keys and the document.
+    private let lock = NSLock()
+    private var masterKey: [UInt8]
+    /// The data key of the database, and its id.
+    private var dataKey: [UInt8]
+    private var dataKeyID: Int
+    private var document: KeyringDocument
+    private var isForgotten = false
+
+    private init(databasePath: String, keyringPath: String, masterKey: [UInt8], dataKey: [UInt8], dataKeyID: Int, document: KeyringDocument) {
+        self.databasePath = databasePath
+        self.keyringPath = keyringPath
+        self.masterKey = masterKey
+        self.dataKey = dataKey
+        self.dataKeyID = dataKeyID
+        self.document = document
+    }
+
+    deinit {
+        wipe(&masterKey)
+        wipe(&dataKey)
+    }
+
+    public var description: String {
+        "DatabaseKeyring(\(keyringPath))"
+    }
+
+    /// Wipes the keys from memory. Connections opened before keep working; opening another
+    /// one, or changing the keyring, throws ``KeyringError/Code/destroyed``.
+    public func forget() {
+        lock.withLock {
+            wipe(&masterKey)
+            wipe(&dataKey)
+            isForgotten = true
+        }
+    }
+
+    // MARK: - Creating
+
+    /// Creates the keyring of a database, with a fresh random data key, and returns it
+    /// unlocked.
+    ///
+    /// - When there is no database at `path` yet, the first connection keyed from the keyring
+    ///   creates it.
+    /// - A plaintext database (`currentKey` nil), or a database encrypted with `currentKey` (in
+    ///   the SQLCipher 4 format), is re-encrypted to the new data key, through the verified
+    ///   export: written beside, checked, renamed over the file. The keyring records the new
+    ///   key as pending until the database is re-encrypted: a crash in between leaves the
+    ///   database as it was, with its old key, and the keyring is made again by the next call.
+    ///
+    /// Throws ``KeyringError/Code/keyringExists`` when a file is at `keyringPath`: a keyring is
+    /// never overwritten (an interrupted creation is finished by ``unlock(databaseAt:keyringPath:with:slot:)``). `slots` must not be empty; give two (a primary and a
+    /// recovery slot) so that losing one secret loses nothing.
+    @discardableResult
+    public static func create(
+        databaseAt path: String,
+        keyringPath: String? = nil,
+        currentKey: CipherKey? = nil,
+        slots: [KeySlot],
+        kdfIterations: Int = defaultKDFIterations) throws -> DatabaseKeyring
+    {
+        let keyringPath = keyringPath ?? defaultKeyringPath(forDatabaseAt: path)
+        guard !slots.isEmpty else {
+            throw KeyringError(.lastSlot, "a keyring needs at least one slot")
+        }
+        guard Set(slots.map(\.name)).count == slots.count else {
+            throw KeyringError(.slotExists, "two slots have one name")
+        }
+        return try KeyringFile.withLock(keyringPath) {
+            if access(keyringPath, F_OK) == 0 {
+                // Never overwritten: it may hold the only key of the database. An interrupted
+                // creation is finished by unlocking it.
+                throw KeyringError(.keyringExists, "a keyring exists at \(keyringPath); to finish an interrupted creation, unlock it")
+            }
+            let databaseExists = fileSize(path).map { $0 > 0 } ?? false
+            var masterKey = try KeyringCrypto.randomBytes(KeyringCrypto.keySize)
+            defer { wipe(&masterKey) }
+            var dataKey = try KeyringCrypto.randomBytes(KeyringCrypto.keySize)
+            defer { wipe(&dataKey) }
+            let salt = try KeyringCrypto.randomBytes(KeyringCrypto.saltSize)
+            let now = Date()
+            var document = KeyringDocument(
+                format: KeyringDocument.formatName, version: KeyringDocument.currentVersion,
+                keyringID: UUID().uuidString.lowercased(), createdAt: now,
+                databaseName: URL(fileURLWithPath: path).lastPathComponent,
+                databaseSalt: Data(salt), dataKeys: [], slots: [])
+            document.dataKeys = [KeyringDocument.DataKey(
+                id: 1, state: databaseExists ? .pending : .active, createdAt: now,
+                wrapped: try KeyringCrypto.seal(dataKey, key: masterKey, associatedData: document.dataKeyAssociatedData(id: 1)))]
+            for slot in slots {
+                document.slots.append(try makeSlot(slot, document: document, masterKey: masterKey, iterations: kdfIterations, date: now))
+            }
+            if databaseExists, let currentKey {
+                // Checked before the keyring exists.
+                let info = try SQLCipherFile.inspect(atPath: path, key: currentKey)
+                if let format = info.sqlcipherFormat, format != 4 {
+                    throw KeyringError(.wrongDatabase, "the database \(path) is in the SQLCipher \(format) format: upgrade it first (grdbcipher upgrade)")
+                }
+            }
+            try KeyringFile.write(document, masterKey: masterKey, to: keyringPath, replacing: false)
+            if databaseExists {
+                // Re-encrypted with the data key and the keyring's salt.
+                var keyText = sqlcipherRawKeyText(key: dataKey, salt: salt)
+                defer { wipe(&keyText) }
+                do {
+                    let newKey = try CipherKey.rawKey(Data(dataKey), salt: Data(salt))
+                    if let currentKey {
+                        try SQLCipherFile.rekey(atPath: path, key: currentKey, newKey: newKey)
+                    } else {
+                        try SQLCipherFile.encryptInPlace(atPath: path, key: newKey)
+                    }
+                    guard try keyOpensDatabase(keyText, path: path) else {
+                        throw KeyringError(.wrongDatabase, "the database \(path) does not open with the keyring's key after its re-encryption")
+                    }
+                } catch {
+                    // The database kept its old key: the new keyring goes.
+                    if (try? keyOpensDatabase(keyText, path: path)) != true {
+                        unlink(keyringPath)
+                    }
+                    throw error
+                }
+                document.dataKeys[0].state = .active
+                try KeyringFile.write(document, masterKey: masterKey, to: keyringPath, replacing: true)
+            }
+            return DatabaseKeyring(
+                databasePath: path, keyringPath: keyringPath,
+                masterKey: masterKey, dataKey: dataKey, dataKeyID: 1, document: document)
+        }
+    }
+
+    // MARK: - Unlocking
+
+    /// Unlocks the keyring of the database at `path` with the secret of a key source: the
+    /// slots that the source may open are tried (only `slot`, if given), and the first one
+    /// whose key-encryption key unwraps the master key unlocks the keyring.
+    ///
+    /// Throws ``KeyringError`` with ``KeyringError/Code/wrongKey`` when no slot opens,
+    /// ``KeyringError/Code/wrongDatabase`` when the keyring belongs to another database file,
+    /// ``KeyringError/Code/damagedKeyring`` when the keyring file is truncated or altered.
+    /// After an interrupted data-key rotation, the key that opens the database is kept, and
+    /// the keyring updated.
+    public static func unlock(
+        databaseAt path: String,
+        keyringPath: String? = nil,
+        with source: KeySource,
+        slot slotName: String? = nil) throws -> DatabaseKeyring
+    {
+        let keyringPath = keyringPath ?? defaultKeyringPath(forDatabaseAt: path)
+        let contents = try readForUnlocking(keyringPath, databasePath: path)
+        let document = contents.document
+        var candidates = document.slots.filter { $0.kind != .external && (slotName == nil || $0.name == slotName) }
+        if let slotName, candidates.isEmpty {
+            throw KeyringError(.noSuchSlot, "the keyring \(keyringPath) has no slot \(slotName) that a key source opens")
+        }
+        // The slots of the source's kind first: each try costs a key derivation.
+        candidates.sort { ($0.kind == source.slotKind ? 0 : 1) < ($1.kind == source.slotKind ? 0 : 1) }
+        var secret = try source.read()
+        defer { wipe(&secret) }
+        for slot in candidates {
+            if var masterKey = try openSlot(slot, document: document, secret: secret) {
+                defer { wipe(&masterKey) }
+                return try finishUnlocking(contents, masterKey: masterKey, databasePath: path, keyringPath: keyringPath)
+            }
+        }
+        throw KeyringError(.wrongKey, "no slot of the keyring \(keyringPath) opens with the key of \(source)")
+    }
+
+    /// Unlocks the keyring with an external slot: `unwrap` receives the slot's blob (what the
+    /// slot's `wrap` closure returned) and returns the 32-byte master key.
+    ///
+    /// ```swift
+    /// let keyring = try DatabaseKeyring.unlock(databaseAt: path, externalSlot: "kms") { blob in
+    ///     try kms.decrypt(blob)
+    /// }
+    /// ```
+    public static func unlock(
+        databaseAt path: String,
+        keyringPath: String? = nil,
+        externalSlot slotName: String,
+        unwrap: (Data) throws -> Data) throws -> DatabaseKeyring
+    {
+        let keyringPath = keyringPath ?? defaultKeyringPath(forDatabaseAt: path)
+        let contents = try readForUnlocking(keyringPath, databasePath: path)
+        guard let slot = contents.document.slots.first(where: { $0.name == slotName && $0.kind == .external }),
+              let blob = slot.externalBlob
+        else {
+            throw KeyringError(.noSuchSlot, "the keyring \(keyringPath) has no external slot \(slotName)")
+        }
+        var unwrapped: Data
+        do {
+            unwrapped = try unwrap(blob)
+        } catch {
+            throw KeyringError(.wrongKey, "the external slot \(slotName) of \(keyringPath) could not be unwrapped (\(type(of: error)))")
+        }
+        var masterKey = Array(unwrapped)
+        unwrapped.resetBytes(in: 0..<unwrapped.count)
+        defer { wipe(&masterKey) }
+        guard masterKey.count == KeyringCrypto.keySize else {
+            throw KeyringError(.wrongKey, "the external slot \(slotName) of \(keyringPath) gave \(masterKey.count) bytes, not the 32-byte master key")
+        }
+        return try finishUnlocking(contents, masterKey: masterKey, databasePath: path, keyringPath: keyringPath, externalSlot: slotName)
+    }
+
+    /// Reads the keyring, and checks it may key the database.
+    private static func readForUnlocking(_ keyringPath: String, databasePath: String) throws -> KeyringFile.Contents {
+        let contents = try KeyringFile.read(keyringPath)
+        let document = contents.document
+        if document.destroyedAt != nil || document.slots.isEmpty {
+            throw KeyringError(.destroyed, "the keyring \(keyringPath) was destroyed: nothing can open its database")
+        }
+        try checkDatabaseBinding(document, databasePath: databasePath, keyringPath: keyringPath)
+        return contents
+    }
+
+    /// Throws ``KeyringError/Code/wrongDatabase`` when the database file does not start with
+    /// the keyring's salt.
+    private static func checkDatabaseBinding(_ document: KeyringDocument, databasePath: String, keyringPath: String) throws {
+        guard let header = fileHeader(databasePath, count: KeyringCrypto.saltSize) else { return }
+        if header == Array("SQLite format 3\u{0}".utf8) {
+            throw KeyringError(.wrongDatabase, "the database \(databasePath) is a plaintext database, not the one the keyring \(keyringPath) keys")
+        }
+        guard header == Array(document.databaseSalt) else {
+            throw KeyringError(.wrongDatabase, "the keyring \(keyringPath) belongs to another database (\(document.databaseName), salt \(document.databaseSalt.hexadecimal.prefix(8))…), not to \(databasePath)")
+        }
+    }
+
+    /// Checks the keyring's authentication code, unwraps its data keys, and settles an
+    /// interrupted rotation or creation.
+    ///
+    /// `slotName`: the external slot that gave the master key, which nothing authenticated yet.
+    private static func finishUnlocking(_ contents: KeyringFile.Contents, masterKey: [UInt8], databasePath: String, keyringPath: String, externalSlot slotName: String? = nil) throws -> DatabaseKeyring {
+        guard KeyringFile.isAuthentic(contents, masterKey: masterKey) else {
+            // A slot of a key source gave the master key (its wrapping authenticates it): the
+            // file was altered. An external slot's closure may have given a wrong key: then no
+            // data key unwraps with it either.
+            if let slotName, !contents.document.dataKeys.contains(where: {
+                var key = KeyringCrypto.open($0.wrapped, key: masterKey, associatedData: contents.document.dataKeyAssociatedData(id: $0.id))
+                defer { if key != nil { wipe(&key!) } }
+                return key != nil
+            }) {
+                throw KeyringError(.wrongKey, "the external slot \(slotName) of \(keyringPath) gave a key that does not open the keyring")
+            }
+            throw KeyringError(.damagedKeyring, "the keyring \(keyringPath) was altered: its authentication code does not match")
+        }
+        if contents.document.pendingDataKey == nil {
+            return try makeUnlocked(contents.document, masterKey: masterKey, databasePath: databasePath, keyringPath: keyringPath)
+        }
+        // A rotation (or a creation) is in progress, or was interrupted. Under the keyring's
+        // lock, which a rotation holds until it is done: the file then tells how it ended.
+        return try KeyringFile.withLock(keyringPath) {
+            let current = try KeyringFile.read(keyringPath)
+            guard KeyringFile.isAuthentic(current, masterKey: masterKey) else {
+                throw KeyringError(.damagedKeyring, "the keyring \(keyringPath) was altered: its authentication code does not match")
+            }
+            var document = current.document
+            guard let pending = document.pendingDataKey else {
+                return try makeUnlocked(document, masterKey: masterKey, databasePath: databasePath, keyringPath: keyringPath)
+            }
+            // The key that opens the database wins.
+            var winner = document.activeDataKey ?? pending
+            if fileSize(databasePath).map({ $0 > 0 }) ?? false {
+                // A re-key killed in its transaction left a hot journal, and pages of both keys:
+                // its rollback (which needs no key) brings back the old key's pages, before
+                // the keys are tried.
+                try SQLCipherFile.rollBackInterruptedTransaction(atPath: databasePath)
+                var pendingKey = try unwrapDataKey(pending, document: document, masterKey: masterKey, keyringPath: keyringPath)
+                defer { wipe(&pendingKey) }
+                var pendingText = sqlcipherRawKeyText(key: pendingKey, salt: Array(document.databaseSalt))
+                defer { wipe(&pendingText) }
+                if try keyOpensDatabase(pendingText, path: databasePath) {
+                    winner = pending
+                } else if document.activeDataKey == nil {
+                    throw KeyringError(.wrongDatabase, "the database \(databasePath) was not re-encrypted to the keyring's key (an interrupted creation): remove \(keyringPath) and create the keyring again")
+                }
+            }
+            document.dataKeys.removeAll { $0.id != winner.id }
+            document.dataKeys[0].state = .active
+            try KeyringFile.write(document, masterKey: masterKey, to: keyringPath, replacing: true)
+            return try makeUnlocked(document, masterKey: masterKey, databasePath: databasePath, keyringPath: keyringPath)
+        }
+    }
+
+    /// The unlocked keyring of a document with an active data key.
+    private static func makeUnlocked(_ document: KeyringDocument, masterKey: [UInt8], databasePath: String, keyringPath: String) throws -> DatabaseKeyring {
+        guard let active = document.activeDataKey else {
+            throw KeyringError(.damagedKeyring, "the keyring \(keyringPath) has no data key")
+        }
+        let dataKey = try unwrapDataKey(active, document: document, masterKey: masterKey, keyringPath: keyringPath)
+        return DatabaseKeyring(
+            databasePath: databasePath, keyringPath: keyringPath,
+            masterKey: masterKey, dataKey: dataKey, dataKeyID: active.id, document: document)
+    }
+
+    /// A data key, unwrapped by the master key. The caller wipes it.
+    private static func unwrapDataKey(_ entry: KeyringDocument.DataKey, document: KeyringDocument, masterKey: [UInt8], keyringPath: String) throws -> [UInt8] {
+        guard let key = KeyringCrypto.open(entry.wrapped, key: masterKey, associatedData: document.dataKeyAssociatedData(id: entry.id)) else {
+            throw KeyringError(.damagedKeyring, "the keyring \(keyringPath) was altered: data key \(entry.id) does not unwrap")
+        }
+        return key
+    }
+
+    // MARK: - Keying connections
+
+    /// The text `sqlite3_key` takes for the data key, with the salt. The caller wipes it.
+    func keyText() throws -> [UInt8] {
+        try lock.withLock {
+            guard !isForgotten else {
+                throw KeyringError(.destroyed, "the keyring \(keyringPath) was forgotten: unlock it again")
+            }
+            return sqlcipherRawKeyText(key: dataKey, salt: Array(document.databaseSalt))
+        }
+    }
+
+    // MARK: - Slots
+
+    /// Adds a slot. The database is not touched.
+    public func addSlot(_ slot: KeySlot, kdfIterations: Int = defaultKDFIterations) throws {
+        try modify { document, masterKey in
+            guard !document.slots.contains(where: { $0.name == slot.name }) else {
+                throw KeyringError(.slotExists, "the keyring \(keyringPath) has a slot \(slot.name) already")
+            }
+            document.slots.append(try Self.makeSlot(slot, document: document, masterKey: masterKey, iterations: kdfIterations, date: Date()))
+        }
+    }
+
+    /// Adds an external slot: `wrap` receives the 32-byte master key and returns the blob to
+    /// store (see ``KeySlot/external(_:wrap:)``).
+    public func addExternalSlot(named name: String, wrap: @escaping @Sendable (Data) throws -> Data) throws {
+        try addSlot(.external(name, wrap: wrap))
+    }
+
+    /// Removes a slot: its secret no longer opens the keyring. The last slot cannot be removed
+    /// (``KeyringError/Code/lastSlot``): use ``destroy(keyringAt:)`` to make the database
+    /// unreadable on purpose.
+    public func removeSlot(named name: String) throws {
+        try modify { document, _ in
+            guard let index = document.slots.firstIndex(where: { $0.name == name }) else {
+                throw KeyringError(.noSuchSlot, "the keyring \(keyringPath) has no slot \(name)")
+            }
+            guard document.slots.count > 1 else {
+                throw KeyringError(.lastSlot, "the slot \(name) is the last one of \(keyringPath): removing it would leave nothing to open the database")
+            }
+            document.slots.remove(at: index)
+        }
+    }
+
+    /// Gives a slot a new secret (a new key file, a new credential, a new passphrase): the
+    /// master key is wrapped again, under the same slot name. The database is not touched, and
+    /// the connections of a running service are not disturbed.
+    public func rewrapSlot(named name: String, with source: KeySource, kdfIterations: Int = defaultKDFIterations) throws {
+        try modify { document, masterKey in
+            guard let index = document.slots.firstIndex(where: { $0.name == name }) else {
+                throw KeyringError(.noSuchSlot, "the keyring \(keyringPath) has no slot \(name)")
+            }
+            document.slots[index] = try Self.makeSlot(.source(name, source), document: document, masterKey: masterKey, iterations: kdfIterations, date: Date())
+        }
+    }
+
+    /// The current content of the keyring file, without key material.
+    public func status() throws -> KeyringStatus {
+        try Self.status(keyringAt: keyringPath)
+    }
+
+    /// What the keyring at `path` holds, without unlocking it: no key material is read.
+    public static func status(keyringAt path: String) throws -> KeyringStatus {
+        let document = try KeyringFile.read(path).document
+        return KeyringStatus(
+            keyringID: document.keyringID, createdAt: document.createdAt,
+            databaseName: document.databaseName, databaseSalt: document.databaseSalt.hexadecimal,
+            slots: document.slots.map { .init(name: $0.name, kind: $0.kind, source: $0.source, createdAt: $0.createdAt) },
+            dataKeys: document.dataKeys.map { .init(id: $0.id, isActive: $0.state == .active, createdAt: $0.createdAt) },
+            destroyedAt: document.destroyedAt)
+    }
+
+    // MARK: - Destroying
+
+    /// Destroys every slot and every wrapped key of the keyring at `path`: the database, and
+    /// every copy or backup of it, can no longer be opened (crypto-shredding). The file is
+    /// overwritten in place, then replaced by a record of the destruction.
+    ///
+    /// Copies of the keyring file itself (in a backup) still open the database: keep keyrings
+    /// out of the backups of their databases, or destroy those copies too. Connections open in
+    /// a running process, and unlocked keyrings in its memory, keep the key until they close.
+    public static func destroy(keyringAt path: String) throws {
+        try KeyringFile.withLock(path) {
+            let document = try KeyringFile.read(path).document
+            if let size = fileSize(path), size > 0 {
+                // Overwrite the old content where it lies before the rename frees its blocks.
+                let fd = open(path, O_WRONLY | O_CLOEXEC)
+                if fd >= 0 {
+                    let zeros = [UInt8](repeating: 0, count: Int(size))
+                    _ = zeros.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+                    fsync(fd)
+                    close(fd)
+                }
+            }
+            var destroyed = document
+            destroyed.slots = []
+            destroyed.dataKeys = []
+            destroyed.destroyedAt = Date()
+            try KeyringFile.write(destroyed, masterKey: nil, to: path, replacing: true)
+        }
+    }
+
+    // MARK: - Rotating the data key
+
+    /// Re-encrypts the database with a new random data key, through `writer` (the queue or
+    /// pool that uses this keyring), and records the new key in the keyring.
+    ///
+    /// The keyring first records the new key as pending; the database is re-keyed (with the
+    /// checks and the verification of ``Database/changeKey(_:)``) while writes and, on a pool,
+    /// new reads wait; then the new key becomes the active one. A crash at any point leaves a
+    /// keyring and a database that open together: the next unlock keeps the key that opens
+    /// the database. Connections opened afterwards are keyed with the new key.
+    public func rotateDataKey(in writer: some DatabaseWriter) throws {
+        try rotateDataKey { newKeyText, activate in
+            if let pool = writer as? DatabasePool {
+                try pool.barrierWriteWithoutTransaction { db in
+                    // Inside the barrier: no read opens a connection with the old key.
+                    defer { pool.invalidateReadOnlyConnections() }
+                    try db.changeKey(keyText: newKeyText)
+                    activate()
+                }
+            } else {
+                try writer.barrierWriteWithoutTransaction { db in
+                    try db.changeKey(keyText: newKeyText)
+                    activate()
+                }
+            }
+        }
+    }
+
+    /// Re-encrypts the database, not opened elsewhere, with a new random data key.
+    public func rotateDataKey() throws {
+        var configuration = Configuration()
+        configuration.prepareDatabase { [self] db in try db.useKeyring(self) }
+        let dbQueue = try DatabaseQueue(path: databasePath, configuration: configuration)
+        defer { try? dbQueue.close() }
+        try rotateDataKey(in: dbQueue)
+    }
+
+    /// The steps of a rotation; `rekey` re-keys the database with the text it is given, and
+    /// calls `activate` once it did, before any other connection may open.
+    private func rotateDataKey(rekey: (_ newKeyText: [UInt8], _ activate: () -> Void) throws -> Void) throws {
+        try KeyringFile.withLock(keyringPath) {
+            var (document, masterKey) = try currentDocumentAndMasterKey()
+            defer { wipe(&masterKey) }
+            var newKey = try KeyringCrypto.randomBytes(KeyringCrypto.keySize)
+            defer { wipe(&newKey) }
+            let newID = (document.dataKeys.map(\.id).max() ?? 0) + 1
+            document.dataKeys.removeAll { $0.state == .pending }
+            document.dataKeys.append(KeyringDocument.DataKey(
+                id: newID, state: .pending, createdAt: Date(),
+                wrapped: try KeyringCrypto.seal(newKey, key: masterKey, associatedData: document.dataKeyAssociatedData(id: newID))))
+            try KeyringFile.write(document, masterKey: masterKey, to: keyringPath, replacing: true)
+            lock.withLock { self.document = document }
+            try KeyringTestHooks.rotation?(.newKeyPending, keyringPath)
+
+            // `sqlite3_rekey` with the key alone: the file keeps its salt.
+            var newKeyText = sqlcipherRawKeyText(key: newKey, salt: [])
+            defer { wipe(&newKeyText) }
+            try rekey(newKeyText) {
+                lock.withLock {
+                    wipe(&dataKey)
+                    dataKey = newKey
+                    dataKeyID = newID
+                }
+            }
+            try KeyringTestHooks.rotation?(.databaseRekeyed, keyringPath)
+
+            document.dataKeys.removeAll { $0.id != newID }
+            document.dataKeys[0].state = .active
+            try KeyringFile.write(document, masterKey: masterKey, to: keyringPath, replacing: true)
+            lock.withLock { self.document = document }
+        }
+    }
+
+    // MARK: - Implementation
+
+    /// Changes the keyring file under its lock: `change` edits the current document (read
+    /// again from the file, which another process may have changed) with the master key.
+    private func modify(_ change: (inout KeyringDocument, [UInt8]) throws -> Void) throws {
+        try KeyringFile.withLock(keyringPath) {
+            var (document, masterKey) = try currentDocumentAndMasterKey()
+            defer { wipe(&masterKey) }
+            try change(&document, masterKey)
+            try KeyringFile.write(document, masterKey: masterKey, to: keyringPath, replacing: true)
+            lock.withLock { self.document = document }
+        }
+    }
+
+    /// The document of the keyring file now, authenticated with this keyring's master key, and
+    /// a copy of the master key (the caller wipes it).
+    private func currentDocumentAndMasterKey() throws -> (KeyringDocument, [UInt8]) {
+        var masterKey = try lock.withLock { () throws -> [UInt8] in
+            guard !isForgotten else {
+                throw KeyringError(.destroyed, "the keyring \(keyringPath) was forgotten: unlock it again")
+            }
+            return self.masterKey
+        }
+        let contents = try KeyringFile.read(keyringPath)
+        if contents.document.destroyedAt != nil {
+            wipe(&masterKey)
+            throw KeyringError(.destroyed, "the keyring \(keyringPath) was destroyed")
+        }
+        guard contents.document.keyringID == document.keyringID, KeyringFile.isAuthentic(contents, masterKey: masterKey) else {
+            wipe(&masterKey)
+            throw KeyringError(.damagedKeyring, "the keyring \(keyringPath) was altered or replaced since it was unlocked")
+        }
+        return (contents.document, masterKey)
+    }
+
+    /// A slot of the document, holding the master key.
+    private static func makeSlot(_ slot: KeySlot, document: KeyringDocument, masterKey: [UInt8], iterations: Int, date: Date) throws -> KeyringDocument.Slot {
+        guard !slot.name.isEmpty, slot.name.utf8.count <= 128, !slot.name.contains(where: \.isNewline) else {
+            throw KeyringError(.noSuchSlot, "a slot name is 1 to 128 characters on one line")
+        }
+        switch slot.kind {
+        case .source(let source):
+            guard (1...KeyringFile.maximumIterations).contains(iterations) else {
+                throw KeyringError(.cryptography, "kdfIterations must be between 1 and \(KeyringFile.maximumIterations)")
+            }
+            var entry = KeyringDocument.Slot(
+                name: slot.name, kind: source.slotKind, source: source.description, createdAt: date,
+                kdfIterations: iterations, kdfSalt: Data(try KeyringCrypto.randomBytes(KeyringCrypto.saltSize)))
+            var secret = try source.read()
+            defer { wipe(&secret) }
+            var kek = try KeyringCrypto.keyEncryptionKey(secret: secret, salt: Array(entry.kdfSalt!), iterations: iterations)
+            defer { wipe(&kek) }
+            entry.wrappedMasterKey = try KeyringCrypto.seal(masterKey, key: kek, associatedData: document.slotAssociatedData(entry))
+            return entry
+        case .external(let wrap):
+            var keyData = Data(masterKey)
+            defer { keyData.resetBytes(in: 0..<keyData.count) }
+            let blob: Data
+            do {
+                blob = try wrap(keyData)
+            } catch {
+                throw KeyringError(.sourceUnavailable, "the external slot \(slot.name) could not wrap the key (\(type(of: error)))")
+            }
+            guard !blob.isEmpty else {
+                throw KeyringError(.sourceUnavailable, "the external slot \(slot.name) returned an empty blob")
+            }
+            return KeyringDocument.Slot(name: slot.name, kind: .external, source: "external", createdAt: date, externalBlob: blob)
+        }
+    }
+
+    /// The master key, if the secret opens the slot.
+    private static func openSlot(_ slot: KeyringDocument.Slot, document: KeyringDocument, secret: [UInt8]) throws -> [UInt8]? {
+        guard let iterations = slot.kdfIterations, let salt = slot.kdfSalt, let wrapped = slot.wrappedMasterKey else { return nil }
+        var kek = try KeyringCrypto.keyEncryptionKey(secret: secret, salt: Array(salt), iterations: iterations)
+        defer { wipe(&kek) }
+        return KeyringCrypto.open(wrapped, key: kek, associatedData: document.slotAssociatedData(slot))
+    }
+
+    /// Whether a connection keyed with `keyText` reads the database.
+    private static func keyOpensDatabase(_ keyText: [UInt8], path: String) throws -> Bool {
+        let probe = try Database.openProbe(path: path)
+        defer { try? probe.close() }
+        try probe.probeKey(keyText)
+        return probe.canReadSchema()
+    }
+
+    private static func fileSize(_ path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int64(info.st_size)
+    }
+
+    private static func fileHeader(_ path: String, count: Int) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let read = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, 0) }
+        return read == count ? bytes : nil
+    }
+}
+
+/// Test hooks: a throwing hook stops a rotation at a step, as a crash would.
+enum KeyringTestHooks {
+    enum RotationStep { case newKeyPending, databaseRekeyed }
+    /// Called with the step and the keyring path.
+    nonisolated(unsafe) static var rotation: ((RotationStep, String) throws -> Void)?
+}
+
+extension Database {
+    /// Keys the connection with the data key of an unlocked keyring: a raw key, with no key
+    /// derivation. Call it from ``Configuration/prepareDatabase(_:)``, before anything reads
+    /// the database:
+    ///
+    /// ```swift
+    /// let keyring = try DatabaseKeyring.unlock(databaseAt: path, with: .credential("notes-db-key"))
+    /// var config = Configuration()
+    /// config.prepareDatabase { db in try db.useKeyring(keyring) }
+    /// let dbPool = try DatabasePool(path: path, configuration: config)
+    /// ```
+    public func useKeyring(_ keyring: DatabaseKeyring) throws {
+        var text = try keyring.keyText()
+        defer { wipe(&text) }
+        try text.withUnsafeBytes { try useKeyBytes($0) }
+    }
+}
