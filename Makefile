@@ -61,6 +61,7 @@ BENCH_ROUNDS ?= 7
 bench: deps
 	@./scripts/bench-deps.sh
 	cd Benchmarks && $(SWIFT) build -c release $(SWIFT_FLAGS)
+	cd Benchmarks/GRDBSide && $(SWIFT) build -c release $(SWIFT_FLAGS)
 	@mkdir -p benchmark-results
 	Benchmarks/.build/release/BenchmarkDriver --rounds $(BENCH_ROUNDS) \
 		--swift-version "$$($(SWIFT) --version 2>&1 | head -n 1)" \

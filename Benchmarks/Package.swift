@@ -8,16 +8,17 @@ import PackageDescription
 // baseline on that library). Both compile the same workload sources (symbolic links), so that
 // GRDB and GRDBCipher run the very same code with only the import changed. `BenchmarkDriver`
 // runs them side by side, interleaved, and writes the table of docs/Performance.md.
+//
+// `GRDBBenchmarks` is built by its own package, `GRDBSide/`: GRDBCipher ships a `GRDB` target
+// (its drop-in product), and one package graph cannot hold two targets of one name.
 let package = Package(
     name: "GRDBCipherBenchmarks",
     platforms: [.macOS(.v13)],
     dependencies: [
         .package(name: "GRDBCipher", path: ".."),
-        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
         .systemLibrary(name: "CRawSQLCipher", pkgConfig: "sqlcipher"),
-        .systemLibrary(name: "CRawSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The measuring loop both benchmark executables serve; no SQLite in it.
         .target(name: "BenchmarkSupport"),
         .executableTarget(
@@ -28,13 +29,6 @@ let package = Package(
                 .product(name: "GRDBCipher", package: "GRDBCipher"),
             ],
             swiftSettings: [.define("SQLCIPHER")]),
-        .executableTarget(
-            name: "GRDBBenchmarks",
-            dependencies: [
-                "BenchmarkSupport",
-                "CRawSQLite",
-                .product(name: "GRDB", package: "GRDB.swift"),
-            ]),
         .executableTarget(
             name: "BenchmarkDriver",
             dependencies: ["BenchmarkSupport"]),

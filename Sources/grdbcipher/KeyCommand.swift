@@ -123,7 +123,12 @@ struct KeyStatusCommand: ParsableCommand {
             }
             print("data keys")
             for key in status.dataKeys {
-                print("  \(key.id)  \(key.isActive ? "active" : "pending (an interrupted rotation: the next unlock settles it)"), created \(dates.string(from: key.createdAt))")
+                let state = switch key.state {
+                case .active: "active"
+                case .pending: "pending (a rotation in progress, or interrupted: the next unlock settles it)"
+                case .retired: "retired (the key before the last rotation, dropped by the next one)"
+                }
+                print("  \(key.id)  \(state), created \(dates.string(from: key.createdAt))")
             }
         }
     }
@@ -214,7 +219,7 @@ struct KeyRotateCommand: ParsableCommand {
             let keyring = try unlockOptions.unlock(file)
             defer { keyring.forget() }
             try keyring.rotateDataKey()
-            let active = try keyring.status().dataKeys.first { $0.isActive }
+            let active = try keyring.status().dataKeys.first { $0.state == .active }
             printResult("rotated the data key of \(file)" + (active.map { ": data key \($0.id)" } ?? ""), quiet: quiet)
         }
     }

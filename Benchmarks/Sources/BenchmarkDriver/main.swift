@@ -7,7 +7,10 @@
 // Every ratio compares medians of the same run, so that the drift of a shared machine cancels.
 //
 //     BenchmarkDriver [--rounds N] [--only W1,W4,...] [--output FILE] [--update-doc FILE]
-//                     [--swift-version TEXT] [--without-grdb]
+//                     [--swift-version TEXT] [--without-grdb] [--grdb-executable PATH]
+//
+// GRDBBenchmarks is built by its own package (Benchmarks/GRDBSide): GRDB and GRDBCipher's
+// `GRDB` product share a target name, which one package graph cannot hold.
 import BenchmarkSupport
 import Foundation
 
@@ -20,6 +23,7 @@ struct Options {
     var updateDoc: String?
     var swiftVersion = "unknown"
     var withGRDB = true
+    var grdbExecutable: String?
 
     init(_ arguments: [String]) {
         var iterator = arguments.makeIterator()
@@ -37,6 +41,7 @@ struct Options {
             case "--update-doc": updateDoc = value(argument)
             case "--swift-version": swiftVersion = value(argument)
             case "--without-grdb": withGRDB = false
+            case "--grdb-executable": grdbExecutable = value(argument)
             default: fail("unknown argument \(argument)")
             }
         }
@@ -75,6 +80,7 @@ let workloads: [Workload] = [
     Workload(name: "OPEN", label: "OPEN open + first query + close, plaintext", target: nil),
     Workload(name: "OPEN-passphrase", label: "OPEN with a passphrase (256,000 PBKDF2 rounds)", target: nil),
     Workload(name: "OPEN-rawkey", label: "OPEN with a raw key", target: nil),
+    Workload(name: "OPEN-keyring", label: "OPEN keyed from an unlocked `DatabaseKeyring` (raw: a raw key)", target: nil),
     Workload(name: "POOL", label: "POOL read that opens the Nth reader of a pool (raw: open a connection)", target: nil),
     Workload(name: "EXPORT-encrypt", label: "EXPORT encrypt a 52 MB plaintext database (240,000 rows)", target: nil),
     Workload(name: "EXPORT-rekey", label: "EXPORT re-key the 52 MB encrypted database", target: nil),
@@ -140,7 +146,10 @@ final class BenchmarkProcess {
 let binDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
 var processes = [BenchmarkProcess(executable: binDirectory.appendingPathComponent("SQLCipherBenchmarks"))]
 if options.withGRDB {
-    processes.append(BenchmarkProcess(executable: binDirectory.appendingPathComponent("GRDBBenchmarks")))
+    // Benchmarks/.build/<triple>/release → Benchmarks/GRDBSide/.build/release/GRDBBenchmarks.
+    let grdbExecutable = options.grdbExecutable.map { URL(fileURLWithPath: $0) }
+        ?? binDirectory.appendingPathComponent("../../../GRDBSide/.build/release/GRDBBenchmarks").standardizedFileURL
+    processes.append(BenchmarkProcess(executable: grdbExecutable))
 }
 
 var owner: [BenchmarkID: BenchmarkProcess] = [:]

@@ -47,10 +47,19 @@ public struct KeyringStatus: Sendable {
 
     /// A data key of the keyring.
     public struct DataKey: Sendable {
+        /// What the key is to the database.
+        public enum State: String, Sendable {
+            /// The key of the database.
+            case active
+            /// The database is being re-encrypted to it: after an interrupted rotation, the
+            /// next unlock keeps the key that opens the database.
+            case pending
+            /// The key before the last rotation, kept until the next one when the
+            /// re-encryption could not be made durable (or after an interrupted rotation).
+            case retired
+        }
         public var id: Int
-        /// Whether the database uses it (`active`), or is being re-encrypted to it
-        /// (`pending`, after an interrupted rotation).
-        public var isActive: Bool
+        public var state: State
         public var createdAt: Date
     }
 
@@ -121,6 +130,9 @@ public final class DatabaseKeyring: @unchecked Sendable, CustomStringConvertible
     private var dataKeyID: Int
     private var document: KeyringDocument
     private var isForgotten = false
+    /// The keyring file as last read or written here: a change by another process (a
+    /// rotation) is noticed before a connection is keyed.
+    private var lastSeenFile: FileIdentity?
 
     private init(databasePath: String, keyringPath: String, masterKey: [UInt8], dataKey: [UInt8], dataKeyID: Int, document: KeyringDocument) {
         self.databasePath = databasePath
@@ -129,6 +141,7 @@ public final class DatabaseKeyring: @unchecked Sendable, CustomStringConvertible
         self.dataKey = dataKey
         self.dataKeyID = dataKeyID
         self.document = document
+        self.lastSeenFile = FileIdentity(path: keyringPath)
     }
 
     deinit {
@@ -205,11 +218,18 @@ public final class DatabaseKeyring: @unchecked Sendable, CustomStringConvertible
             for slot in slots {
                 document.slots.append(try makeSlot(slot, document: document, masterKey: masterKey, iterations: kdfIterations, date: now))
             }
-            if databaseExists, let currentKey {
-                // Checked before the keyring exists.
+            if databaseExists {
+                // Checked before the keyring exists: the database opens as the caller says.
                 let info = try SQLCipherFile.inspect(atPath: path, key: currentKey)
-                if let format = info.sqlcipherFormat, format != 4 {
-                    throw KeyringError(.wrongDatabase, "the database \(path) is in the SQLCipher \(format) format: upgrade it first (grdbcipher upgrade)")
+                if currentKey != nil {
+                    guard info.content == .encrypted, info.keyOpensFile == true else {
+                        throw KeyringError(.wrongKey, "the current key does not open the database \(path): nothing was changed")
+                    }
+                    if let format = info.sqlcipherFormat, format != 4 {
+                        throw KeyringError(.wrongDatabase, "the database \(path) is in the SQLCipher \(format) format: upgrade it first (grdbcipher upgrade)")
+                    }
+                } else if info.content != .plaintext {
+                    throw KeyringError(.wrongKey, "the database \(path) is not a plaintext database: give its current key; nothing was changed")
                 }
             }
             try KeyringFile.write(document, masterKey: masterKey, to: keyringPath, replacing: false)
@@ -218,18 +238,21 @@ public final class DatabaseKeyring: @unchecked Sendable, CustomStringConvertible
                 var keyText = sqlcipherRawKeyText(key: dataKey, salt: salt)
                 defer { wipe(&keyText) }
                 do {
+                    try KeyringTestHooks.creation?(keyringPath)
                     let newKey = try CipherKey.rawKey(Data(dataKey), salt: Data(salt))
                     if let currentKey {
                         try SQLCipherFile.rekey(atPath: path, key: currentKey, newKey: newKey)
                     } else {
                         try SQLCipherFile.encryptInPlace(atPath: path, key: newKey)
                     }
-                    guard try keyOpensDatabase(keyText, path: path) else {
+                    guard probe(keyText, path: path) == .opens else {
                         throw KeyringError(.wrongDatabase, "the database \(path) does not open with the keyring's key after its re-encryption")
                     }
+                } catch let crash as KeyringTestHooks.SimulatedCrash {
+                    throw crash
                 } catch {
-                    // The database kept its old key: the new keyring goes.
-                    if (try? keyOpensDatabase(keyText, path: path)) != true {
+                    // The new keyring goes only when the database provably kept its old key.
+                    if databaseKeptItsOldKey(path, currentKey: currentKey) {
                         unlink(keyringPath)
                     }
                     throw error
@@ -323,7 +346,10 @@ public final class DatabaseKeyring: @unchecked Sendable, CustomStringConvertible
         if document.destroyedAt != nil || document.slots.isEmpty {
             throw KeyringError(.destroyed, "the keyring \(keyringPath) was destroyed: nothing can open its database")
         }
-        try checkDatabaseBinding(document, databasePath: databasePath, keyringPath: keyringPath)
+        if document.activeDataKey != nil {
+            // (During a creation, the database still has its old salt, or none.)
+            try checkDatabaseBinding(document, databasePath: databasePath, keyringPath: keyringPath)
+        }
         return contents
     }
 
@@ -357,40 +383,14 @@ public final class DatabaseKeyring: @unchecked Sendable, CustomStringConvertible
             }
             throw KeyringError(.damagedKeyring, "the keyring \(keyringPath) was altered: its authentication code does not match")
         }
-        if contents.document.pendingDataKey == nil {
-            return try makeUnlocked(contents.document, masterKey: masterKey, databasePath: databasePath, keyringPath: keyringPath)
-        }
-        // A rotation (or a creation) is in progress, or was interrupted. Under the keyring's
-        // lock, which a rotation holds until it is done: the file then tells how it ended.
+        // Under the keyring's lock, which a rotation holds until it is done: the file then
+        // tells how it ended, and the database which key it has.
         return try KeyringFile.withLock(keyringPath) {
             let current = try KeyringFile.read(keyringPath)
             guard KeyringFile.isAuthentic(current, masterKey: masterKey) else {
                 throw KeyringError(.damagedKeyring, "the keyring \(keyringPath) was altered: its authentication code does not match")
             }
-            var document = current.document
-            guard let pending = document.pendingDataKey else {
-                return try makeUnlocked(document, masterKey: masterKey, databasePath: databasePath, keyringPath: keyringPath)
-            }
-            // The key that opens the database wins.
-            var winner = document.activeDataKey ?? pending
-            if fileSize(databasePath).map({ $0 > 0 }) ?? false {
-                // A re-key killed in its transaction left a hot journal, and pages of both keys:
-                // its rollback (which needs no key) brings back the old key's pages, before
-                // the keys are tried.
-                try SQLCipherFile.rollBackInterruptedTransaction(atPath: databasePath)
-                var pendingKey = try unwrapDataKey(pending, document: document, masterKey: masterKey, keyringPath: keyringPath)
-                defer { wipe(&pendingKey) }
-                var pendingText = sqlcipherRawKeyText(key: pendingKey, salt: Array(document.databaseSalt))
-                defer { wipe(&pendingText) }
-                if try keyOpensDatabase(pendingText, path: databasePath) {
-                    winner = pending
-                } else if document.activeDataKey == nil {
-                    throw KeyringError(.wrongDatabase, "the database \(databasePath) was not re-encrypted to the keyring's key (an interrupted creation): remove \(keyringPath) and create the keyring again")
-                }
-            }
-            document.dataKeys.removeAll { $0.id != winner.id }
-            document.dataKeys[0].state = .active
-            try KeyringFile.write(document, masterKey: masterKey, to: keyringPath, replacing: true)
+            let document = try settle(current.document, masterKey: masterKey, databasePath: databasePath, keyringPath: keyringPath)
             return try makeUnlocked(document, masterKey: masterKey, databasePath: databasePath, keyringPath: keyringPath)
         }
     }
@@ -407,7 +407,7 @@ public final class DatabaseKeyring: @unchecked Sendable, CustomStringConvertible
     }
 
     /// A data key, unwrapped by the master key. The caller wipes it.
-    private static func unwrapDataKey(_ entry: KeyringDocument.DataKey, document: KeyringDocument, masterKey: [UInt8], keyringPath: String) throws -> [UInt8] {
+    static func unwrapDataKey(_ entry: KeyringDocument.DataKey, document: KeyringDocument, masterKey: [UInt8], keyringPath: String) throws -> [UInt8] {
         guard let key = KeyringCrypto.open(entry.wrapped, key: masterKey, associatedData: document.dataKeyAssociatedData(id: entry.id)) else {
             throw KeyringError(.damagedKeyring, "the keyring \(keyringPath) was altered: data key \(entry.id) does not unwrap")
         }
@@ -422,8 +422,29 @@ public final class DatabaseKeyring: @unchecked Sendable, CustomStringConvertible
             guard !isForgotten else {
                 throw KeyringError(.destroyed, "the keyring \(keyringPath) was forgotten: unlock it again")
             }
+            adoptRotationByAnotherProcess()
             return sqlcipherRawKeyText(key: dataKey, salt: Array(document.databaseSalt))
         }
+    }
+
+    /// When another process rotated the data key since this keyring was unlocked, takes the
+    /// new active key from the file (authenticated with the master key). Called under `lock`.
+    /// Anything unexpected keeps the current key: the connection then tells.
+    private func adoptRotationByAnotherProcess() {
+        let identity = FileIdentity(path: keyringPath)
+        guard identity != lastSeenFile else { return }
+        lastSeenFile = identity
+        guard let contents = try? KeyringFile.read(keyringPath),
+              contents.document.keyringID == document.keyringID,
+              contents.document.pendingDataKey == nil,
+              KeyringFile.isAuthentic(contents, masterKey: masterKey),
+              let active = contents.document.activeDataKey, active.id != dataKeyID,
+              let key = try? Self.unwrapDataKey(active, document: contents.document, masterKey: masterKey, keyringPath: keyringPath)
+        else { return }
+        wipe(&dataKey)
+        dataKey = key
+        dataKeyID = active.id
+        document = contents.document
     }
 
     // MARK: - Slots
@@ -483,7 +504,7 @@ public final class DatabaseKeyring: @unchecked Sendable, CustomStringConvertible
             keyringID: document.keyringID, createdAt: document.createdAt,
             databaseName: document.databaseName, databaseSalt: document.databaseSalt.hexadecimal,
             slots: document.slots.map { .init(name: $0.name, kind: $0.kind, source: $0.source, createdAt: $0.createdAt) },
-            dataKeys: document.dataKeys.map { .init(id: $0.id, isActive: $0.state == .active, createdAt: $0.createdAt) },
+            dataKeys: document.dataKeys.map { .init(id: $0.id, state: KeyringStatus.DataKey.State(rawValue: $0.state.rawValue) ?? .pending, createdAt: $0.createdAt) },
             destroyedAt: document.destroyedAt)
     }
 
@@ -529,18 +550,25 @@ public final class DatabaseKeyring: @unchecked Sendable, CustomStringConvertible
     /// the database. Connections opened afterwards are keyed with the new key.
     public func rotateDataKey(in writer: some DatabaseWriter) throws {
         try rotateDataKey { newKeyText, activate in
+            // Re-keys; when `changeKey` throws after SQLite committed the re-key (its
+            // verification could not run, say), the key that opens the database decides.
+            func rekey(_ db: Database) throws -> Bool {
+                do {
+                    try db.changeKey(keyText: newKeyText)
+                } catch {
+                    guard Self.probe(newKeyText, path: db.path) == .opens else { throw error }
+                }
+                activate()
+                return Self.makeDurable(db)
+            }
             if let pool = writer as? DatabasePool {
-                try pool.barrierWriteWithoutTransaction { db in
+                return try pool.barrierWriteWithoutTransaction { db in
                     // Inside the barrier: no read opens a connection with the old key.
                     defer { pool.invalidateReadOnlyConnections() }
-                    try db.changeKey(keyText: newKeyText)
-                    activate()
+                    return try rekey(db)
                 }
             } else {
-                try writer.barrierWriteWithoutTransaction { db in
-                    try db.changeKey(keyText: newKeyText)
-                    activate()
-                }
+                return try writer.barrierWriteWithoutTransaction { db in try rekey(db) }
             }
         }
     }
@@ -554,27 +582,46 @@ public final class DatabaseKeyring: @unchecked Sendable, CustomStringConvertible
         try rotateDataKey(in: dbQueue)
     }
 
-    /// The steps of a rotation; `rekey` re-keys the database with the text it is given, and
-    /// calls `activate` once it did, before any other connection may open.
-    private func rotateDataKey(rekey: (_ newKeyText: [UInt8], _ activate: () -> Void) throws -> Void) throws {
+    /// The steps of a rotation; `rekey` re-keys the database with the text it is given, calls
+    /// `activate` once it did (before any other connection may open), and tells whether the
+    /// re-encryption is durable.
+    private func rotateDataKey(rekey: (_ newKeyText: [UInt8], _ activate: () -> Void) throws -> Bool) throws {
         try KeyringFile.withLock(keyringPath) {
             var (document, masterKey) = try currentDocumentAndMasterKey()
             defer { wipe(&masterKey) }
+            // An earlier rotation that did not finish is settled first: its pending key may be
+            // the one of the database.
+            document = try Self.settle(document, masterKey: masterKey, databasePath: databasePath, keyringPath: keyringPath)
+            guard let active = document.activeDataKey else {
+                throw KeyringError(.damagedKeyring, "the keyring \(keyringPath) has no data key")
+            }
+            var activeKey = try Self.unwrapDataKey(active, document: document, masterKey: masterKey, keyringPath: keyringPath)
+            lock.withLock {
+                // The key of the database now, if another process rotated it.
+                wipe(&dataKey)
+                dataKey = activeKey
+                dataKeyID = active.id
+            }
+            wipe(&activeKey)
             var newKey = try KeyringCrypto.randomBytes(KeyringCrypto.keySize)
             defer { wipe(&newKey) }
             let newID = (document.dataKeys.map(\.id).max() ?? 0) + 1
-            document.dataKeys.removeAll { $0.state == .pending }
+            // The key retired by the previous rotation goes: that rotation is durable by now.
+            document.dataKeys = [active]
             document.dataKeys.append(KeyringDocument.DataKey(
                 id: newID, state: .pending, createdAt: Date(),
                 wrapped: try KeyringCrypto.seal(newKey, key: masterKey, associatedData: document.dataKeyAssociatedData(id: newID))))
             try KeyringFile.write(document, masterKey: masterKey, to: keyringPath, replacing: true)
-            lock.withLock { self.document = document }
+            lock.withLock {
+                self.document = document
+                lastSeenFile = FileIdentity(path: keyringPath)
+            }
             try KeyringTestHooks.rotation?(.newKeyPending, keyringPath)
 
             // `sqlite3_rekey` with the key alone: the file keeps its salt.
             var newKeyText = sqlcipherRawKeyText(key: newKey, salt: [])
             defer { wipe(&newKeyText) }
-            try rekey(newKeyText) {
+            let isDurable = try rekey(newKeyText) {
                 lock.withLock {
                     wipe(&dataKey)
                     dataKey = newKey
@@ -583,10 +630,54 @@ public final class DatabaseKeyring: @unchecked Sendable, CustomStringConvertible
             }
             try KeyringTestHooks.rotation?(.databaseRekeyed, keyringPath)
 
-            document.dataKeys.removeAll { $0.id != newID }
+            // The old key goes once the re-encryption is on disk; otherwise it stays retired.
+            var old = active
+            old.state = .retired
+            document.dataKeys = [document.dataKeys[1]] + (isDurable ? [] : [old])
             document.dataKeys[0].state = .active
             try KeyringFile.write(document, masterKey: masterKey, to: keyringPath, replacing: true)
-            lock.withLock { self.document = document }
+            lock.withLock {
+                self.document = document
+                lastSeenFile = FileIdentity(path: keyringPath)
+            }
+        }
+    }
+
+    /// Replaces every slot, and the master key they wrap: after a slot's secret leaked, old
+    /// copies of the keyring file no longer open the keys of this one. Needs every slot's new
+    /// secret (the slots not given are removed). Rotate the data key too: the old copies still
+    /// hold the data key they had.
+    public func replaceAllSlots(with slots: [KeySlot], kdfIterations: Int = defaultKDFIterations) throws {
+        guard !slots.isEmpty else {
+            throw KeyringError(.lastSlot, "a keyring needs at least one slot")
+        }
+        guard Set(slots.map(\.name)).count == slots.count else {
+            throw KeyringError(.slotExists, "two slots have one name")
+        }
+        try KeyringFile.withLock(keyringPath) {
+            var (document, masterKey) = try currentDocumentAndMasterKey()
+            defer { wipe(&masterKey) }
+            document = try Self.settle(document, masterKey: masterKey, databasePath: databasePath, keyringPath: keyringPath)
+            var newMasterKey = try KeyringCrypto.randomBytes(KeyringCrypto.keySize)
+            defer { wipe(&newMasterKey) }
+            for index in document.dataKeys.indices {
+                var key = try Self.unwrapDataKey(document.dataKeys[index], document: document, masterKey: masterKey, keyringPath: keyringPath)
+                defer { wipe(&key) }
+                document.dataKeys[index].wrapped = try KeyringCrypto.seal(key, key: newMasterKey, associatedData: document.dataKeyAssociatedData(id: document.dataKeys[index].id))
+            }
+            let now = Date()
+            var newSlots: [KeyringDocument.Slot] = []
+            for slot in slots {
+                newSlots.append(try Self.makeSlot(slot, document: document, masterKey: newMasterKey, iterations: kdfIterations, date: now))
+            }
+            document.slots = newSlots
+            try KeyringFile.write(document, masterKey: newMasterKey, to: keyringPath, replacing: true)
+            lock.withLock {
+                wipe(&self.masterKey)
+                self.masterKey = newMasterKey
+                self.document = document
+                lastSeenFile = FileIdentity(path: keyringPath)
+            }
         }
     }
 
@@ -600,7 +691,10 @@ public final class DatabaseKeyring: @unchecked Sendable, CustomStringConvertible
             defer { wipe(&masterKey) }
             try change(&document, masterKey)
             try KeyringFile.write(document, masterKey: masterKey, to: keyringPath, replacing: true)
-            lock.withLock { self.document = document }
+            lock.withLock {
+                self.document = document
+                lastSeenFile = FileIdentity(path: keyringPath)
+            }
         }
     }
 
@@ -668,18 +762,15 @@ public final class DatabaseKeyring: @unchecked Sendable, CustomStringConvertible
         return KeyringCrypto.open(wrapped, key: kek, associatedData: document.slotAssociatedData(slot))
     }
 
-    /// Whether a connection keyed with `keyText` reads the database.
-    private static func keyOpensDatabase(_ keyText: [UInt8], path: String) throws -> Bool {
-        let probe = try Database.openProbe(path: path)
-        defer { try? probe.close() }
-        try probe.probeKey(keyText)
-        return probe.canReadSchema()
-    }
-
-    private static func fileSize(_ path: String) -> Int64? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return Int64(info.st_size)
+    /// Whether the database still opens as it did before a creation: plaintext, or with
+    /// `currentKey`.
+    private static func databaseKeptItsOldKey(_ path: String, currentKey: CipherKey?) -> Bool {
+        guard let currentKey else {
+            return fileHeader(path, count: 16) == Array("SQLite format 3\u{0}".utf8)
+        }
+        guard var keyBytes = try? currentKey.keyBytes() else { return false }
+        defer { wipe(&keyBytes) }
+        return probe(keyBytes, path: path) == .opens
     }
 
     private static func fileHeader(_ path: String, count: Int) -> [UInt8]? {
@@ -694,6 +785,10 @@ public final class DatabaseKeyring: @unchecked Sendable, CustomStringConvertible
 
 /// Test hooks: a throwing hook stops a rotation at a step, as a crash would.
 enum KeyringTestHooks {
+    /// Thrown by a hook to stop as a crash would: nothing is cleaned up.
+    struct SimulatedCrash: Error {}
+    /// Called by a creation with the keyring path, before the database is re-encrypted.
+    nonisolated(unsafe) static var creation: ((String) throws -> Void)?
     enum RotationStep { case newKeyPending, databaseRekeyed }
     /// Called with the step and the keyring path.
     nonisolated(unsafe) static var rotation: ((RotationStep, String) throws -> Void)?
@@ -714,5 +809,29 @@ extension Database {
         var text = try keyring.keyText()
         defer { wipe(&text) }
         try text.withUnsafeBytes { try useKeyBytes($0) }
+    }
+}
+
+/// A file's identity and last change, to notice that another process replaced it.
+struct FileIdentity: Equatable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var modification: Int
+    var modificationNanoseconds: Int
+
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        #if canImport(Darwin)
+        modification = Int(info.st_mtimespec.tv_sec)
+        modificationNanoseconds = Int(info.st_mtimespec.tv_nsec)
+        #else
+        modification = Int(info.st_mtim.tv_sec)
+        modificationNanoseconds = Int(info.st_mtim.tv_nsec)
+        #endif
     }
 }

@@ -152,7 +152,8 @@ public struct KeySource: Sendable, CustomStringConvertible {
     }
 
     private static func readKeyFile(_ path: String, permitsGroupRead: Bool) throws -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+        // O_NONBLOCK: a FIFO must not block the open before fstat refuses it.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard fd >= 0 else {
             let reason = String(cString: strerror(errno)).lowercased()
             throw KeyringError(.sourceUnavailable, "key file \(path): cannot open it (\(reason))")
@@ -293,6 +294,9 @@ public struct KeyringError: Error, CustomStringConvertible, Sendable {
         case destroyed
         /// A cryptographic primitive of OpenSSL failed.
         case cryptography
+        /// The database could not be probed (busy, or no file descriptor left), and which key
+        /// opens it could not be told: nothing was changed.
+        case databaseUnavailable
     }
 
     public let code: Code

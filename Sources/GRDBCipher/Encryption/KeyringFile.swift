@@ -24,6 +24,10 @@ struct KeyringDocument: Codable, Equatable {
             /// A key the database is being re-encrypted to (see ``DatabaseKeyring/rotateDataKey(in:)``):
             /// after a crash, the one that opens the database wins.
             case pending
+            /// The key before a rotation whose re-encryption could not be made durable (the
+            /// WAL could not be checkpointed): kept until the next rotation, so that a power
+            /// loss that undoes the re-encryption loses no key.
+            case retired
         }
         var id: Int
         var state: State
@@ -61,6 +65,7 @@ struct KeyringDocument: Codable, Equatable {
 
     var activeDataKey: DataKey? { dataKeys.first { $0.state == .active } }
     var pendingDataKey: DataKey? { dataKeys.first { $0.state == .pending } }
+    var retiredDataKey: DataKey? { dataKeys.first { $0.state == .retired } }
 
     /// What the wrapping of a slot's master key is bound to.
     func slotAssociatedData(_ slot: Slot) -> [UInt8] {
@@ -78,7 +83,10 @@ struct KeyringDocument: Codable, Equatable {
 enum KeyringFile {
     /// The largest iteration count a keyring may ask for: a bound on the work an altered file
     /// can cause.
-    static let maximumIterations = 100_000_000
+    static let maximumIterations = 20_000_000
+
+    /// The most slots a keyring may have: a bound on the work of an unlock.
+    static let maximumSlots = 32
 
     /// The document of the file at `path`, and the bytes of its first line and its MAC, to be
     /// checked once the master key is known.
@@ -127,9 +135,11 @@ enum KeyringFile {
         guard document.databaseSalt.count == KeyringCrypto.saltSize else { throw damaged("its database salt has \(document.databaseSalt.count) bytes") }
         guard document.dataKeys.filter({ $0.state == .active }).count <= 1,
               document.dataKeys.filter({ $0.state == .pending }).count <= 1,
+              document.dataKeys.filter({ $0.state == .retired }).count <= 1,
               Set(document.dataKeys.map(\.id)).count == document.dataKeys.count
         else { throw damaged("its data keys are inconsistent") }
         guard Set(document.slots.map(\.name)).count == document.slots.count else { throw damaged("two slots have one name") }
+        guard document.slots.count <= maximumSlots else { throw damaged("it has \(document.slots.count) slots") }
         for slot in document.slots {
             if slot.kind == .external {
                 guard slot.externalBlob != nil else { throw damaged("the external slot \(slot.name) has no blob") }
@@ -165,6 +175,11 @@ enum KeyringFile {
         SQLCipherFile.removeStaleTemporaryFiles(besidePath: url.path)
         let temporary = try TemporaryFile.create(besidePath: url.path, purpose: "keyring")
         defer { temporary.remove() }
+        if replacing, access(url.path, F_OK) == 0 {
+            // A keyring changed by root (sudo grdbcipher key …) stays the service's.
+            try temporary.takeOwner(of: url.path)
+            try temporary.takeMode(of: url.path)
+        }
         let fd = open(temporary.path, O_WRONLY | O_CLOEXEC)
         guard fd >= 0 else { throw TemporaryFile.fileSystemError("cannot write", temporary.path) }
         var written = 0
@@ -191,8 +206,12 @@ enum KeyringFile {
     /// Runs `body` with the keyring's lock file locked: changes of one keyring by several
     /// processes run one after the other, each on the file the previous one wrote.
     static func withLock<T>(_ path: String, _ body: () throws -> T) throws -> T {
-        let lockPath = path + ".lock"
-        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        // Named after the keyring's real path: the same lock whatever path names it. Empty, and
+        // readable by all (a lock taken through a read-only descriptor), so that a lock file
+        // that root created does not lock the service out.
+        let resolved = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+        let lockPath = resolved + ".lock"
+        let fd = open(lockPath, O_RDONLY | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw TemporaryFile.fileSystemError("cannot open the lock file", lockPath) }
         defer { close(fd) }
         while flock(fd, LOCK_EX) != 0 {

@@ -98,7 +98,7 @@ struct DatabaseKeyringTests {
         #expect(status.slots.map(\.kind) == [.keyFile, .keyFile])
         #expect(status.slots.map(\.source) == ["key file \(fixture.primaryKeyPath)", "key file \(fixture.recoveryKeyPath)"])
         #expect(status.dataKeys.map(\.id) == [1])
-        #expect(status.dataKeys.map(\.isActive) == [true])
+        #expect(status.dataKeys.map(\.state) == [.active])
         for source in [fixture.primary, fixture.recovery] {
             let unlocked = try fixture.unlock(source)
             let reader = try fixture.queue(unlocked)
@@ -166,7 +166,8 @@ struct DatabaseKeyringTests {
             ("truncated", original.prefix(original.count / 2), "is truncated or altered: it does not end with its authentication code"),
             ("empty", Data(), "is truncated or altered: it does not end with its authentication code"),
             ("renamed slot", Data(text.replacingOccurrences(of: "\"recovery\"", with: "\"recoverx\"").utf8), "was altered: its authentication code does not match"),
-            ("not JSON", Data("garbage\nmac 00\n".utf8), "is truncated or altered: it does not end with its authentication code"),
+            ("short code", Data("garbage\nmac 00\n".utf8), "is truncated or altered: it does not end with its authentication code"),
+            ("not JSON", Data(("garbage\nmac " + String(repeating: "0", count: 64) + "\n").utf8), "is not a valid keyring document"),
         ]
         for (name, bytes, expected) in cases {
             try bytes.write(to: URL(fileURLWithPath: fixture.keyringPath))
@@ -275,7 +276,7 @@ struct DatabaseKeyringTests {
             let keyring = try fixture.create(currentKey: currentKey)
             #expect(try fixture.queue(keyring).read { try String.fetchOne($0, sql: "SELECT a FROM t") } == "kept")
             let status = try keyring.status()
-            #expect(status.dataKeys.map(\.isActive) == [true])
+            #expect(status.dataKeys.map(\.state) == [.active])
             // The old key no longer opens the file.
             #expect(throws: DatabaseError.self) {
                 try DatabaseQueue(path: fixture.databasePath, configuration: configuration).read { try $0.tableExists("t") }
@@ -328,7 +329,7 @@ struct DatabaseKeyringTests {
         #expect(reads.read() > 0)
         let status = try keyring.status()
         #expect(status.dataKeys.map(\.id) == [4])
-        #expect(status.dataKeys.map(\.isActive) == [true])
+        #expect(status.dataKeys.map(\.state) == [.active])
         // New connections, and a new unlock, open the re-encrypted database.
         #expect(try dbPool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM t") } == 500)
         try dbPool.close()
@@ -351,15 +352,104 @@ struct DatabaseKeyringTests {
             #expect(throws: Crash.self) { try keyring.rotateDataKey() }
             KeyringTestHooks.rotation = nil
             // The keyring holds the old key and the pending new one.
-            #expect(try DatabaseKeyring.status(keyringAt: keyringPath).dataKeys.map(\.isActive) == [true, false])
+            #expect(try DatabaseKeyring.status(keyringAt: keyringPath).dataKeys.map(\.state) == [.active, .pending])
 
-            // The next unlock keeps the key that opens the database, and settles the keyring.
+            // The next unlock keeps the key that opens the database, and settles the keyring
+            // (a key the database left stays retired until the next rotation).
             let unlocked = try fixture.unlock(fixture.recovery)
             #expect(try fixture.queue(unlocked).read { try Int.fetchOne($0, sql: "SELECT a FROM t") } == 1)
             let settled = try DatabaseKeyring.status(keyringAt: keyringPath).dataKeys
-            #expect(settled.map(\.isActive) == [true])
-            #expect(settled.map(\.id) == [step == .newKeyPending ? 1 : 2])
+            if step == .newKeyPending {
+                #expect(settled.map(\.id) == [1])
+                #expect(settled.map(\.state) == [.active])
+            } else {
+                #expect(settled.map(\.id) == [2, 1])
+                #expect(settled.map(\.state) == [.active, .retired])
+            }
+            // The next rotation drops the retired key, and starts from the database's key.
+            try unlocked.rotateDataKey()
+            #expect(try DatabaseKeyring.status(keyringAt: keyringPath).dataKeys.map(\.state) == [.active])
+            #expect(try fixture.queue(try fixture.unlock()).read { try Int.fetchOne($0, sql: "SELECT a FROM t") } == 1)
         }
+    }
+
+    @Test func interruptedCreation() throws {
+        defer { KeyringTestHooks.creation = nil }
+        let fixture = try KeyringFixture()
+        try DatabaseQueue(path: fixture.databasePath).write { try $0.execute(sql: "CREATE TABLE t(a); INSERT INTO t VALUES (1)") }
+        let keyringPath = fixture.keyringPath
+        KeyringTestHooks.creation = { path in if path == keyringPath { throw KeyringTestHooks.SimulatedCrash() } }
+        #expect(throws: KeyringTestHooks.SimulatedCrash.self) { try fixture.create() }
+        KeyringTestHooks.creation = nil
+        // The keyring stayed, the database kept its plaintext: the unlock says what to do.
+        #expect(try DatabaseKeyring.status(keyringAt: keyringPath).dataKeys.map(\.state) == [.pending])
+        let failure = keyringError { try fixture.unlock() }
+        #expect(failure?.code == .wrongDatabase)
+        #expect(failure?.message == "the database \(fixture.databasePath) was not re-encrypted to the keyring's key (an interrupted creation): remove \(keyringPath) and create the keyring again")
+        #expect(try DatabaseQueue(path: fixture.databasePath).read { try Int.fetchOne($0, sql: "SELECT a FROM t") } == 1)
+        #expect(keyringError { try fixture.create() }?.code == .keyringExists)
+        try FileManager.default.removeItem(atPath: keyringPath)
+        try fixture.create()
+        #expect(try fixture.queue(try fixture.unlock()).read { try Int.fetchOne($0, sql: "SELECT a FROM t") } == 1)
+    }
+
+    @Test func rotationAfterAnUnsettledOne() throws {
+        // The same keyring object rotates again after a rotation that died after its re-key:
+        // the pending key, which is the database's, must not be lost.
+        struct Crash: Error {}
+        defer { KeyringTestHooks.rotation = nil }
+        let fixture = try KeyringFixture()
+        let keyring = try fixture.create()
+        try fixture.queue(keyring).write { try $0.execute(sql: "CREATE TABLE t(a); INSERT INTO t VALUES (1)") }
+        let keyringPath = fixture.keyringPath
+        KeyringTestHooks.rotation = { step, path in if step == .databaseRekeyed && path == keyringPath { throw Crash() } }
+        #expect(throws: Crash.self) { try keyring.rotateDataKey() }
+        KeyringTestHooks.rotation = nil
+        try keyring.rotateDataKey()
+        #expect(try DatabaseKeyring.status(keyringAt: keyringPath).dataKeys.map(\.id) == [3])
+        #expect(try fixture.queue(try fixture.unlock()).read { try Int.fetchOne($0, sql: "SELECT a FROM t") } == 1)
+    }
+
+    @Test func rotationsByAnotherHolderAndOldKeyrings() throws {
+        let fixture = try KeyringFixture()
+        let first = try fixture.create()
+        try fixture.queue(first).write { try $0.execute(sql: "CREATE TABLE t(a); INSERT INTO t VALUES (1)") }
+        let second = try fixture.unlock(fixture.recovery)
+        let backup = try #require(fixture.keyringBytes())
+        try first.rotateDataKey()
+        // A holder unlocked before the rotation keys its new connections with the new key.
+        #expect(try fixture.queue(second).read { try Int.fetchOne($0, sql: "SELECT a FROM t") } == 1)
+        // A keyring restored from before the rotation: a clear error.
+        let current = try #require(fixture.keyringBytes())
+        try backup.write(to: URL(fileURLWithPath: fixture.keyringPath))
+        let old = keyringError { try fixture.unlock() }
+        #expect(old?.code == .wrongDatabase)
+        #expect(old?.message == "the data key of the keyring \(fixture.keyringPath) does not open the database \(fixture.databasePath): the keyring is older than the database (restored from a backup?), or the database was replaced")
+        try current.write(to: URL(fileURLWithPath: fixture.keyringPath))
+
+        // After a leak: every slot and the master key replaced. The old primary secret no
+        // longer opens the keyring, the new one does, and the data key is the same.
+        let newPrimary = fixture.directory.path("primary-2.key")
+        try writeKeyFile(newPrimary, "primary secret 2")
+        try first.replaceAllSlots(with: [.source("primary", .keyFile(newPrimary))], kdfIterations: KeyringFixture.iterations)
+        #expect(keyringError { try fixture.unlock(fixture.primary) }?.code == .wrongKey)
+        #expect(keyringError { try fixture.unlock(fixture.recovery) }?.code == .wrongKey)
+        #expect(try fixture.queue(try fixture.unlock(.keyFile(newPrimary))).read { try Int.fetchOne($0, sql: "SELECT a FROM t") } == 1)
+        // The keyring object goes on with its new master key.
+        try first.addSlot(.source("recovery", fixture.recovery), kdfIterations: KeyringFixture.iterations)
+        #expect(try fixture.unlock(fixture.recovery).keyringPath == fixture.keyringPath)
+    }
+
+    @Test(.enabled(if: geteuid() == 0)) func rewritesKeepTheKeyringsOwner() throws {
+        let fixture = try KeyringFixture()
+        let keyring = try fixture.create()
+        #expect(chown(fixture.keyringPath, 1, 1) == 0)
+        #expect(chmod(fixture.keyringPath, 0o640) == 0)
+        try keyring.removeSlot(named: "recovery")
+        var info = stat()
+        #expect(stat(fixture.keyringPath, &info) == 0)
+        #expect(info.st_uid == 1 && info.st_gid == 1)
+        #expect(info.st_mode & 0o777 == 0o640)
     }
 
     @Test func destroyingTheKeyringShredsTheDatabase() throws {
