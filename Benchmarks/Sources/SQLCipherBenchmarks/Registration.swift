@@ -202,6 +202,30 @@ func register(_ suite: BenchmarkSuite, directory: String) {
         try RawC.createItemTable(path: openPath, key: .rawKey(hex: WorkloadData.rawKeyHex), rows: openRowCount)
         return openPath
     }
+    // POOL-keyring: the Nth reader of a WAL pool keyed from the unlocked keyring (raw C opens
+    // a read-only connection with a raw key, as POOL's).
+    let keyringPool = Once { () throws -> DatabasePool in
+        let poolPath = path("POOL-keyring.sqlite")
+        let keyFile = path("POOL-keyring.key")
+        try Data(WorkloadData.passphrase.utf8).write(to: URL(fileURLWithPath: keyFile))
+        chmod(keyFile, 0o600)
+        let poolKeyring = try DatabaseKeyring.create(databaseAt: poolPath, slots: [.source("primary", .keyFile(keyFile))], kdfIterations: 1_000)
+        var config = Configuration()
+        config.prepareDatabase { db in try db.useKeyring(poolKeyring) }
+        let pool = try DatabasePool(path: poolPath, configuration: config)
+        try Library.createSmallDatabase(pool)
+        return pool
+    }
+    let rawKeyPoolPath = Once { () throws -> String in
+        let rawPoolPath = path("POOL-keyring-raw.sqlite")
+        try RawC.createItemTable(path: rawPoolPath, key: .rawKey(hex: WorkloadData.rawKeyHex), rows: openRowCount)
+        try RawConnection(path: rawPoolPath, key: .rawKey(hex: WorkloadData.rawKeyHex)).execute("PRAGMA journal_mode = WAL")
+        return rawPoolPath
+    }
+    suite.add("POOL-keyring", .encrypted, libraryName) { try Library.nthReader(try keyringPool.get()) }
+    suite.add("POOL-keyring", .encrypted, rawName) {
+        try RawC.open(path: try rawKeyPoolPath.get(), key: .rawKey(hex: WorkloadData.rawKeyHex), readOnly: true)
+    }
     suite.add("OPEN-keyring", .encrypted, rawName) { try RawC.open(path: try rawKeyOpenPath.get(), key: .rawKey(hex: WorkloadData.rawKeyHex), readOnly: false) }
     suite.add("OPEN-keyring", .encrypted, libraryName) {
         let (openPath, keyring) = try keyringOpen.get()
