@@ -13,7 +13,7 @@ import Foundation
 public struct KeySlot: Sendable {
     enum Kind: Sendable {
         case source(KeySource)
-        case external(@Sendable (Data) throws -> Data)
+        case external(@Sendable (Data, KeySlotContext) throws -> Data)
     }
 
     /// The name of the slot.
@@ -29,8 +29,25 @@ public struct KeySlot: Sendable {
     /// opaque blob (the ciphertext of a KMS `Encrypt`, of Vault transit's `encrypt`), stored
     /// in the keyring. ``DatabaseKeyring/unlock(databaseAt:keyringPath:externalSlot:unwrap:)``
     /// gives the blob back to a closure that returns the master key.
-    public static func external(_ name: String, wrap: @escaping @Sendable (Data) throws -> Data) -> KeySlot {
+    ///
+    /// The context names the keyring and the slot: give it to the KMS as the encryption
+    /// context (AWS KMS `EncryptionContext`, Vault transit `context`), so that a blob opens for
+    /// its own keyring and slot only.
+    public static func external(_ name: String, wrap: @escaping @Sendable (Data, KeySlotContext) throws -> Data) -> KeySlot {
         KeySlot(name: name, kind: .external(wrap))
+    }
+}
+
+/// What an external slot's blob belongs to, for a KMS encryption context.
+public struct KeySlotContext: Sendable, Hashable {
+    /// The identifier of the keyring (a UUID, in its file).
+    public var keyringID: String
+    /// The name of the slot.
+    public var slotName: String
+
+    /// The context as key-value pairs, the shape KMS APIs take.
+    public var dictionary: [String: String] {
+        ["grdbcipher-keyring": keyringID, "grdbcipher-slot": slotName]
     }
 }
 
@@ -307,15 +324,15 @@ public final class DatabaseKeyring: @unchecked Sendable, CustomStringConvertible
     /// slot's `wrap` closure returned) and returns the 32-byte master key.
     ///
     /// ```swift
-    /// let keyring = try DatabaseKeyring.unlock(databaseAt: path, externalSlot: "kms") { blob in
-    ///     try kms.decrypt(blob)
+    /// let keyring = try DatabaseKeyring.unlock(databaseAt: path, externalSlot: "kms") { blob, context in
+    ///     try kms.decrypt(blob, encryptionContext: context.dictionary)
     /// }
     /// ```
     public static func unlock(
         databaseAt path: String,
         keyringPath: String? = nil,
         externalSlot slotName: String,
-        unwrap: (Data) throws -> Data) throws -> DatabaseKeyring
+        unwrap: (Data, KeySlotContext) throws -> Data) throws -> DatabaseKeyring
     {
         let keyringPath = keyringPath ?? defaultKeyringPath(forDatabaseAt: path)
         let contents = try readForUnlocking(keyringPath, databasePath: path)
@@ -326,7 +343,7 @@ public final class DatabaseKeyring: @unchecked Sendable, CustomStringConvertible
         }
         var unwrapped: Data
         do {
-            unwrapped = try unwrap(blob)
+            unwrapped = try unwrap(blob, KeySlotContext(keyringID: contents.document.keyringID, slotName: slotName))
         } catch {
             throw KeyringError(.wrongKey, "the external slot \(slotName) of \(keyringPath) could not be unwrapped (\(type(of: error)))")
         }
@@ -384,8 +401,9 @@ public final class DatabaseKeyring: @unchecked Sendable, CustomStringConvertible
             throw KeyringError(.damagedKeyring, "the keyring \(keyringPath) was altered: its authentication code does not match")
         }
         // Under the keyring's lock, which a rotation holds until it is done: the file then
-        // tells how it ended, and the database which key it has.
-        return try KeyringFile.withLock(keyringPath) {
+        // tells how it ended, and the database which key it has. (A keyring in a read-only
+        // directory is read without the lock.)
+        return try KeyringFile.withLock(keyringPath, required: false) {
             let current = try KeyringFile.read(keyringPath)
             guard KeyringFile.isAuthentic(current, masterKey: masterKey) else {
                 throw KeyringError(.damagedKeyring, "the keyring \(keyringPath) was altered: its authentication code does not match")
@@ -461,7 +479,7 @@ public final class DatabaseKeyring: @unchecked Sendable, CustomStringConvertible
 
     /// Adds an external slot: `wrap` receives the 32-byte master key and returns the blob to
     /// store (see ``KeySlot/external(_:wrap:)``).
-    public func addExternalSlot(named name: String, wrap: @escaping @Sendable (Data) throws -> Data) throws {
+    public func addExternalSlot(named name: String, wrap: @escaping @Sendable (Data, KeySlotContext) throws -> Data) throws {
         try addSlot(.external(name, wrap: wrap))
     }
 
@@ -743,7 +761,7 @@ public final class DatabaseKeyring: @unchecked Sendable, CustomStringConvertible
             defer { keyData.resetBytes(in: 0..<keyData.count) }
             let blob: Data
             do {
-                blob = try wrap(keyData)
+                blob = try wrap(keyData, KeySlotContext(keyringID: document.keyringID, slotName: slot.name))
             } catch {
                 throw KeyringError(.sourceUnavailable, "the external slot \(slot.name) could not wrap the key (\(type(of: error)))")
             }

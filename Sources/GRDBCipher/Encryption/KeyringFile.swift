@@ -206,13 +206,22 @@ enum KeyringFile {
     /// Runs `body` with the keyring's lock file locked: changes of one keyring by several
     /// processes run one after the other, each on the file the previous one wrote.
     static func withLock<T>(_ path: String, _ body: () throws -> T) throws -> T {
+        try withLock(path, required: true, body)
+    }
+
+    /// `required` false: when the lock file cannot be made (a read-only directory), `body`
+    /// runs without the lock. For unlocks, which write only to settle an interrupted rotation.
+    static func withLock<T>(_ path: String, required: Bool, _ body: () throws -> T) throws -> T {
         // Named after the keyring's real path: the same lock whatever path names it. Empty, and
         // readable by all (a lock taken through a read-only descriptor), so that a lock file
         // that root created does not lock the service out.
         let resolved = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
         let lockPath = resolved + ".lock"
         let fd = open(lockPath, O_RDONLY | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw TemporaryFile.fileSystemError("cannot open the lock file", lockPath) }
+        guard fd >= 0 else {
+            if !required && [EROFS, EACCES, EPERM].contains(errno) { return try body() }
+            throw TemporaryFile.fileSystemError("cannot open the lock file", lockPath)
+        }
         defer { close(fd) }
         while flock(fd, LOCK_EX) != 0 {
             guard errno == EINTR else { throw TemporaryFile.fileSystemError("cannot lock", lockPath) }

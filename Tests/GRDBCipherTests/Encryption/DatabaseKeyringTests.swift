@@ -232,32 +232,37 @@ struct DatabaseKeyringTests {
 
     @Test func externalSlots() throws {
         let fixture = try KeyringFixture()
-        // A stand-in for a KMS: the blob is the key reversed, after a marker.
-        let marker = Data("kms:".utf8)
+        // A stand-in for a KMS: the blob is the encryption context, then the key reversed; a
+        // blob opens for its own context only.
+        @Sendable func marker(_ context: KeySlotContext) -> Data { Data("\(context.dictionary.sorted { $0.key < $1.key }):".utf8) }
         let keyring = try DatabaseKeyring.create(
             databaseAt: fixture.databasePath,
-            slots: [.external("kms") { key in marker + Data(key.reversed()) }, .source("recovery", fixture.recovery)],
+            slots: [.external("kms") { key, context in marker(context) + Data(key.reversed()) }, .source("recovery", fixture.recovery)],
             kdfIterations: KeyringFixture.iterations)
         try fixture.queue(keyring).write { try $0.execute(sql: "CREATE TABLE t(a)") }
-        let unlocked = try DatabaseKeyring.unlock(databaseAt: fixture.databasePath, externalSlot: "kms") { blob in
-            Data(blob.dropFirst(marker.count).reversed())
+        let keyringID = try keyring.status().keyringID
+        let unlocked = try DatabaseKeyring.unlock(databaseAt: fixture.databasePath, externalSlot: "kms") { blob, context in
+            #expect(context == KeySlotContext(keyringID: keyringID, slotName: "kms"))
+            let prefix = marker(context)
+            guard blob.starts(with: prefix) else { throw CocoaError(.coderInvalidValue) }
+            return Data(blob.dropFirst(prefix.count).reversed())
         }
         #expect(try fixture.queue(unlocked).read { try $0.tableExists("t") })
         #expect(try keyring.status().slots.map(\.kind) == [.external, .keyFile])
 
         // A KMS that answers with another key, or fails.
         let wrongKey = keyringError {
-            try DatabaseKeyring.unlock(databaseAt: fixture.databasePath, externalSlot: "kms") { _ in Data(repeating: 7, count: 32) }
+            try DatabaseKeyring.unlock(databaseAt: fixture.databasePath, externalSlot: "kms") { _, _ in Data(repeating: 7, count: 32) }
         }
         #expect(wrongKey?.code == .wrongKey)
         #expect(wrongKey?.message == "the external slot kms of \(fixture.keyringPath) gave a key that does not open the keyring")
         struct KMSError: Error { var detail = "secret-token-123 denied" }
         let failure = keyringError {
-            try DatabaseKeyring.unlock(databaseAt: fixture.databasePath, externalSlot: "kms") { _ in throw KMSError() }
+            try DatabaseKeyring.unlock(databaseAt: fixture.databasePath, externalSlot: "kms") { _, _ in throw KMSError() }
         }
         #expect(failure?.message == "the external slot kms of \(fixture.keyringPath) could not be unwrapped (KMSError)")
         #expect(keyringError {
-            try DatabaseKeyring.unlock(databaseAt: fixture.databasePath, externalSlot: "recovery") { $0 }
+            try DatabaseKeyring.unlock(databaseAt: fixture.databasePath, externalSlot: "recovery") { blob, _ in blob }
         }?.code == .noSuchSlot)
     }
 
@@ -479,6 +484,64 @@ struct DatabaseKeyringTests {
         let keyring = try fixture.create()
         for text in [keyring.description, "\(fixture.primary)", "\(KeySource.passphrase(Data("old passphrase".utf8)))", "\(try keyring.status())"] {
             expectNoSecret(text)
+        }
+    }
+}
+
+@Suite("Keyring key material in logs")
+struct KeyringLogTests {
+    /// In a new process (the log function must be set before SQLite initializes): SQLite's
+    /// log, statement traces, dumps and keyring errors of a keyring's life never show its keys
+    /// or its slots' secrets.
+    @Test func keysNeverReachLogsTracesOrDumps() async {
+        await #expect(processExitsWith: .success) {
+            final class Texts: @unchecked Sendable {
+                let lock = NSLock()
+                var list: [String] = []
+                func add(_ text: String) { lock.withLock { list.append(text) } }
+            }
+            let texts = Texts()
+            Database.logError = { _, message in texts.add(message) }
+            let directory = try TemporaryDirectory()
+            let path = directory.path("notes.sqlite")
+            try writeKeyFile(directory.path("primary.key"), "primary log secret")
+            try writeKeyFile(directory.path("wrong.key"), "wrong log secret")
+            let keyring = try DatabaseKeyring.create(
+                databaseAt: path, slots: [.source("primary", .keyFile(directory.path("primary.key")))], kdfIterations: 1_000)
+            var keyTexts: [String] = []
+            func recordKey() throws {
+                var text = try keyring.keyText()
+                keyTexts.append(String(decoding: text.dropFirst(2).dropLast(1), as: UTF8.self))
+                for index in text.indices { text[index] = 0 }
+            }
+            try recordKey()
+            var configuration = Configuration()
+            configuration.prepareDatabase { db in
+                db.trace(options: [.statement, .profile]) { texts.add("\($0)") }
+                try db.useKeyring(keyring)
+            }
+            let dbQueue = try DatabaseQueue(path: path, configuration: configuration)
+            try dbQueue.write { db in
+                try db.execute(sql: "CREATE TABLE note(body TEXT); INSERT INTO note VALUES ('hello')")
+                _ = try? db.execute(sql: "SELEKT 1")
+            }
+            try keyring.rotateDataKey(in: dbQueue)
+            try recordKey()
+            let dump = DumpOutput()
+            try dbQueue.dumpContent(to: dump)
+            texts.add(dump.text)
+            try dbQueue.close()
+            for attempt in [
+                { _ = try DatabaseKeyring.unlock(databaseAt: path, with: .keyFile(directory.path("wrong.key"))) },
+                { _ = try DatabaseKeyring.unlock(databaseAt: directory.path("other.sqlite"), keyringPath: keyring.keyringPath, with: .keyFile(directory.path("primary.key"))) },
+            ] as [() throws -> Void] {
+                do { try attempt() } catch { texts.add("\(error)") }
+            }
+            texts.add(String(decoding: FileManager.default.contents(atPath: keyring.keyringPath) ?? Data(), as: UTF8.self))
+            let secrets = keyTexts.flatMap { [$0, $0.lowercased()] } + ["primary log secret", "wrong log secret"]
+            let all = texts.lock.withLock { texts.list }
+            let leaked = all.contains { text in secrets.contains { text.contains($0) } }
+            exit(!all.isEmpty && keyTexts.count == 2 && keyTexts[0] != keyTexts[1] && !leaked ? 0 : 1)
         }
     }
 }
