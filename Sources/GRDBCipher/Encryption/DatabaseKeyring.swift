@@ -208,6 +208,9 @@ public final class DatabaseKeyring: @unchecked Sendable, CustomStringConvertible
         guard !slots.isEmpty else {
             throw KeyringError(.lastSlot, "a keyring needs at least one slot")
         }
+        guard slots.count <= KeyringFile.maximumSlots else {
+            throw KeyringError(.slotExists, "a keyring has at most \(KeyringFile.maximumSlots) slots")
+        }
         guard Set(slots.map(\.name)).count == slots.count else {
             throw KeyringError(.slotExists, "two slots have one name")
         }
@@ -473,6 +476,9 @@ public final class DatabaseKeyring: @unchecked Sendable, CustomStringConvertible
             guard !document.slots.contains(where: { $0.name == slot.name }) else {
                 throw KeyringError(.slotExists, "the keyring \(keyringPath) has a slot \(slot.name) already")
             }
+            guard document.slots.count < KeyringFile.maximumSlots else {
+                throw KeyringError(.slotExists, "the keyring \(keyringPath) has \(KeyringFile.maximumSlots) slots, the most it may have")
+            }
             document.slots.append(try Self.makeSlot(slot, document: document, masterKey: masterKey, iterations: kdfIterations, date: Date()))
         }
     }
@@ -668,6 +674,9 @@ public final class DatabaseKeyring: @unchecked Sendable, CustomStringConvertible
     public func replaceAllSlots(with slots: [KeySlot], kdfIterations: Int = defaultKDFIterations) throws {
         guard !slots.isEmpty else {
             throw KeyringError(.lastSlot, "a keyring needs at least one slot")
+        }
+        guard slots.count <= KeyringFile.maximumSlots else {
+            throw KeyringError(.slotExists, "a keyring has at most \(KeyringFile.maximumSlots) slots")
         }
         guard Set(slots.map(\.name)).count == slots.count else {
             throw KeyringError(.slotExists, "two slots have one name")

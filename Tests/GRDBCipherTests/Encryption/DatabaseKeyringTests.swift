@@ -230,6 +230,19 @@ struct DatabaseKeyringTests {
         try dbPool.close()
     }
 
+    @Test func slotCountIsBounded() throws {
+        let fixture = try KeyringFixture()
+        let many = (0...32).map { index in KeySlot.source("slot \(index)", .custom("slot \(index)") { Data("secret \(index)".utf8) }) }
+        let tooMany = keyringError { try DatabaseKeyring.create(databaseAt: fixture.databasePath, slots: many, kdfIterations: 1) }
+        #expect(tooMany?.message == "a keyring has at most 32 slots")
+        #expect(fixture.keyringBytes() == nil)
+        let keyring = try DatabaseKeyring.create(databaseAt: fixture.databasePath, slots: Array(many.prefix(32)), kdfIterations: 1)
+        let full = keyringError { try keyring.addSlot(many[32], kdfIterations: 1) }
+        #expect(full?.message == "the keyring \(fixture.keyringPath) has 32 slots, the most it may have")
+        #expect(try keyring.status().slots.count == 32)
+        #expect(try DatabaseKeyring.unlock(databaseAt: fixture.databasePath, with: .custom("slot 31") { Data("secret 31".utf8) }).keyringPath == fixture.keyringPath)
+    }
+
     @Test func externalSlots() throws {
         let fixture = try KeyringFixture()
         // A stand-in for a KMS: the blob is the encryption context, then the key reversed; a
