@@ -29,6 +29,16 @@ struct KeyCommand: ParsableCommand {
         ])
 }
 
+/// Unlocks the keyring of `file`, runs `body` with it, and forgets its keys; keyring errors
+/// are reported with their exit status.
+private func withUnlockedKeyring(_ options: KeyringUnlockOptions, _ file: String, _ body: (DatabaseKeyring) throws -> Void) throws {
+    try withKeyringErrors {
+        let keyring = try options.unlock(file)
+        defer { keyring.forget() }
+        try body(keyring)
+    }
+}
+
 /// Runs `body`, reporting keyring errors with their exit status.
 private func withKeyringErrors<T>(_ body: () throws -> T) throws -> T {
     do {
@@ -146,9 +156,7 @@ struct KeyAddSlotCommand: ParsableCommand {
     @Flag(help: "Print nothing but errors.") var quiet = false
 
     func run() throws {
-        try withKeyringErrors {
-            let keyring = try unlockOptions.unlock(file)
-            defer { keyring.forget() }
+        try withUnlockedKeyring(unlockOptions, file) { keyring in
             let source = try newKeyOptions.secret.keySource(confirm: true, for: file)!
             try keyring.addSlot(.source(name, source), kdfIterations: newKeyOptions.kdfIterations)
             printResult("added slot \(name) to \(keyring.keyringPath)", quiet: quiet)
@@ -167,9 +175,7 @@ struct KeyRemoveSlotCommand: ParsableCommand {
     @Flag(help: "Print nothing but errors.") var quiet = false
 
     func run() throws {
-        try withKeyringErrors {
-            let keyring = try unlockOptions.unlock(file)
-            defer { keyring.forget() }
+        try withUnlockedKeyring(unlockOptions, file) { keyring in
             try keyring.removeSlot(named: name)
             printResult("removed slot \(name) from \(keyring.keyringPath)", quiet: quiet)
         }
@@ -188,9 +194,7 @@ struct KeyRewrapCommand: ParsableCommand {
     @Flag(help: "Print nothing but errors.") var quiet = false
 
     func run() throws {
-        try withKeyringErrors {
-            let keyring = try unlockOptions.unlock(file)
-            defer { keyring.forget() }
+        try withUnlockedKeyring(unlockOptions, file) { keyring in
             let source = try newKeyOptions.secret.keySource(confirm: true, for: file)!
             try keyring.rewrapSlot(named: name, with: source, kdfIterations: newKeyOptions.kdfIterations)
             printResult("rewrapped slot \(name) of \(keyring.keyringPath)", quiet: quiet)
@@ -214,10 +218,8 @@ struct KeyRotateCommand: ParsableCommand {
     @Flag(help: "Print nothing but errors.") var quiet = false
 
     func run() throws {
-        try withKeyringErrors {
-            try Paths.requireInput(file)
-            let keyring = try unlockOptions.unlock(file)
-            defer { keyring.forget() }
+        try Paths.requireInput(file)
+        try withUnlockedKeyring(unlockOptions, file) { keyring in
             try keyring.rotateDataKey()
             let active = try keyring.status().dataKeys.first { $0.state == .active }
             printResult("rotated the data key of \(file)" + (active.map { ": data key \($0.id)" } ?? ""), quiet: quiet)

@@ -155,15 +155,22 @@ extension DatabaseWriter {
     }
 
     private func changeKeyOutsideOfAccesses(_ key: CipherKey) throws {
+        try withRekeyBarrier { db in try db.changeKey(key) }
+    }
+
+    /// Runs `rekey` outside of any other access: writes wait, and on a ``DatabasePool`` new
+    /// reads too, whose read-only connections (keyed with the old key) are closed before the
+    /// barrier ends, so that later reads open connections with the key `prepareDatabase`
+    /// gives then.
+    func withRekeyBarrier<T>(_ rekey: (Database) throws -> T) throws -> T {
         if let pool = self as? DatabasePool {
-            try pool.barrierWriteWithoutTransaction { db in
+            return try pool.barrierWriteWithoutTransaction { db in
                 // Inside the barrier, so that no read gets a connection with the old key. Even
                 // after a failure: a new connection costs little.
                 defer { pool.invalidateReadOnlyConnections() }
-                try db.changeKey(key)
+                return try rekey(db)
             }
-        } else {
-            try barrierWriteWithoutTransaction { db in try db.changeKey(key) }
         }
+        return try barrierWriteWithoutTransaction(rekey)
     }
 }

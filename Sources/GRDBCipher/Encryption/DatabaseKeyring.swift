@@ -377,7 +377,7 @@ public final class DatabaseKeyring: @unchecked Sendable, CustomStringConvertible
     /// the keyring's salt.
     private static func checkDatabaseBinding(_ document: KeyringDocument, databasePath: String, keyringPath: String) throws {
         guard let header = fileHeader(databasePath, count: KeyringCrypto.saltSize) else { return }
-        if header == Array("SQLite format 3\u{0}".utf8) {
+        if header == FileDiagnosis.sqliteHeader {
             throw KeyringError(.wrongDatabase, "the database \(databasePath) is a plaintext database, not the one the keyring \(keyringPath) keys")
         }
         guard header == Array(document.databaseSalt) else {
@@ -574,9 +574,9 @@ public final class DatabaseKeyring: @unchecked Sendable, CustomStringConvertible
     /// the database. Connections opened afterwards are keyed with the new key.
     public func rotateDataKey(in writer: some DatabaseWriter) throws {
         try rotateDataKey { newKeyText, activate in
-            // Re-keys; when `changeKey` throws after SQLite committed the re-key (its
-            // verification could not run, say), the key that opens the database decides.
-            func rekey(_ db: Database) throws -> Bool {
+            try writer.withRekeyBarrier { db in
+                // When `changeKey` throws after SQLite committed the re-key (its verification
+                // could not run, say), the key that opens the database decides.
                 do {
                     try db.changeKey(keyText: newKeyText)
                 } catch {
@@ -584,15 +584,6 @@ public final class DatabaseKeyring: @unchecked Sendable, CustomStringConvertible
                 }
                 activate()
                 return Self.makeDurable(db)
-            }
-            if let pool = writer as? DatabasePool {
-                return try pool.barrierWriteWithoutTransaction { db in
-                    // Inside the barrier: no read opens a connection with the old key.
-                    defer { pool.invalidateReadOnlyConnections() }
-                    return try rekey(db)
-                }
-            } else {
-                return try writer.barrierWriteWithoutTransaction { db in try rekey(db) }
             }
         }
     }
@@ -793,7 +784,7 @@ public final class DatabaseKeyring: @unchecked Sendable, CustomStringConvertible
     /// `currentKey`.
     private static func databaseKeptItsOldKey(_ path: String, currentKey: CipherKey?) -> Bool {
         guard let currentKey else {
-            return fileHeader(path, count: 16) == Array("SQLite format 3\u{0}".utf8)
+            return fileHeader(path, count: 16) == FileDiagnosis.sqliteHeader
         }
         guard var keyBytes = try? currentKey.keyBytes() else { return false }
         defer { wipe(&keyBytes) }

@@ -42,9 +42,7 @@ final class PoolKeyCache: @unchecked Sendable {
             guard let entry else { return nil }
             var fingerprint = Self.fingerprint(of: passphrase, key: entry.key)
             defer { GRDBCipher.wipe(&fingerprint) }
-            guard fingerprint.count == entry.fingerprint.count,
-                  zip(fingerprint, entry.fingerprint).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0
-            else { return nil }
+            guard KeyringCrypto.constantTimeEquals(fingerprint, entry.fingerprint) else { return nil }
             return sqlcipherRawKeyText(key: entry.key, salt: entry.salt)
         }
     }
