@@ -6,7 +6,7 @@ ifeq ($(CI),true)
 SWIFT_FLAGS += -Xswiftc -warnings-as-errors
 endif
 
-.PHONY: deps build test test-plain test-encrypted crash-trials crash-trials-short demo clean fixtures bench mirror-test sanitize sanitize-address sanitize-thread
+.PHONY: deps build test test-plain test-encrypted crash-trials crash-trials-short soak soak-short demo clean fixtures bench mirror-test sanitize sanitize-address sanitize-thread
 
 deps:
 	@./scripts/deps.sh
@@ -17,7 +17,7 @@ build: deps
 # The suite runs twice: on plaintext databases, then with every test database encrypted.
 test: deps
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
-	$(MAKE) --no-print-directory test-plain test-encrypted crash-trials-short
+	$(MAKE) --no-print-directory test-plain test-encrypted crash-trials-short soak-short
 
 test-plain:
 	@echo "== tests on plaintext databases"
@@ -27,12 +27,27 @@ test-encrypted:
 	@echo "== tests on encrypted databases (GRDBCIPHER_TEST_ENCRYPTION=1)"
 	GRDBCIPHER_TEST_ENCRYPTION=1 $(SWIFT) test --skip-build $(SWIFT_FLAGS)
 
-# Kills the writing commands at random points and checks that nothing is lost (scripts/crash-trials.sh,
-# docs/Reliability.md). `make test` runs the short version.
+# Kills the writing commands (scripts/crash-trials.sh), then a process writing through the library
+# (scripts/library-crash-trials.sh), at random points, and checks that nothing is lost
+# (docs/Reliability.md). `make test` runs the short versions.
 GRDBCIPHER_BIN = $$($(SWIFT) build --show-bin-path $(SWIFT_FLAGS))/grdbcipher
+TORTURE_BIN = $$($(SWIFT) build --show-bin-path $(SWIFT_FLAGS))/GRDBCipherTorture
 crash-trials: deps
 	$(SWIFT) build --product grdbcipher $(SWIFT_FLAGS)
+	$(SWIFT) build --product GRDBCipherTorture $(SWIFT_FLAGS)
 	GRDBCIPHER="$(GRDBCIPHER_BIN)" ./scripts/crash-trials.sh 100
+	TORTURE="$(TORTURE_BIN)" ./scripts/library-crash-trials.sh 200
+
+# Three writer and three reader processes on one encrypted WAL database (scripts/soak.sh): 10
+# minutes here, 30 seconds in `make test`.
+SOAK_SECONDS ?= 600
+soak: deps
+	$(SWIFT) build --product GRDBCipherTorture $(SWIFT_FLAGS)
+	TORTURE="$(TORTURE_BIN)" ./scripts/soak.sh $(SOAK_SECONDS)
+
+soak-short:
+	@echo "== multi-process soak (30 s)"
+	TORTURE="$(TORTURE_BIN)" ./scripts/soak.sh 30
 
 # The test suite under AddressSanitizer, then ThreadSanitizer, on plaintext databases
 # (docs/Reliability.md). Each sanitizer builds in its own directory, beside the usual build.
@@ -54,6 +69,7 @@ sanitize-thread: deps
 crash-trials-short:
 	@echo "== crash trials (short)"
 	GRDBCIPHER="$(GRDBCIPHER_BIN)" CRASH_TRIALS_MB=20 ./scripts/crash-trials.sh 10
+	TORTURE="$(TORTURE_BIN)" ./scripts/library-crash-trials.sh 9
 
 # Builds and runs Integrations/GRDBMirrorTest, a library written for GRDB, through a SwiftPM
 # mirror of GRDB.swift to a tagged clone of this checkout's HEAD (scripts/mirror-test.sh).

@@ -34,6 +34,10 @@ let package = Package(
         .executableTarget(
             name: "GRDBCipherDemo",
             dependencies: ["GRDBCipher"]),
+        // The library under faults: kill trials and the multi-process soak (docs/Reliability.md).
+        .executableTarget(
+            name: "GRDBCipherTorture",
+            dependencies: ["GRDBCipher"]),
         .executableTarget(
             name: "grdbcipher",
             dependencies: [
@@ -42,10 +46,15 @@ let package = Package(
                 "CSQLCipher",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        // A test-only SQLite VFS that fails the N-th I/O operation (FaultInjectionTests).
+        .target(
+            name: "CFaultInjection",
+            dependencies: ["CSQLCipher"],
+            path: "Tests/CFaultInjection"),
         .testTarget(
             name: "GRDBCipherTests",
             // grdbcipher: the CLI tests run the built executable.
-            dependencies: ["GRDBCipher", "CSQLCipher", "grdbcipher"]),
+            dependencies: ["GRDBCipher", "CSQLCipher", "CFaultInjection", "grdbcipher"]),
     ],
     swiftLanguageModes: [.v6]
 )

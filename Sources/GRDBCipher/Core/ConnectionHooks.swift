@@ -12,10 +12,13 @@ import Foundation
 final class ConnectionHooks {
     /// The connection, which owns the hooks: they never outlive it. Set once, by the
     /// connection's initializer.
+    // Unsafe: the connection owns the hooks (`let hooks`) and removes their SQLite callbacks
+    // before it goes, so it is alive whenever the hooks run.
     unowned(unsafe) var database: Database! {
         didSet { databaseReference = database.map { Unmanaged.passUnretained($0) } }
     }
     /// `database`, read without retaining it on the paths that run before each statement.
+    // Unsafe: the same connection as `database`, alive as long as the hooks (see above).
     private var databaseReference: Unmanaged<Database>?
 
     init() {}
@@ -39,11 +42,15 @@ final class ConnectionHooks {
     // MARK: - Installation
 
     func install(on handle: OpaquePointer) {
+        // Unsafe: unretained; the connection owns the hooks, and removes them from the handle
+        // (`uninstall`) before the handle may outlive it (a zombie that still rolls back).
         let context = Unmanaged.passUnretained(self).toOpaque()
         sqlite3_commit_hook(handle, { context in
+            // Unsafe: called only while installed, the hooks alive (see above).
             Unmanaged<ConnectionHooks>.fromOpaque(context!).takeUnretainedValue().commitHook()
         }, context)
         sqlite3_rollback_hook(handle, { context in
+            // Unsafe: called only while installed, the hooks alive (see above).
             Unmanaged<ConnectionHooks>.fromOpaque(context!).takeUnretainedValue().rollbackHook()
         }, context)
     }
@@ -72,6 +79,8 @@ final class ConnectionHooks {
         progressHandlers.append((nextProgressHandlerID, handler))
         if progressHandlers.count == 1, let handle = database.sqliteConnection {
             sqlite3_progress_handler(handle, 1000, { context in
+                // Unsafe: the hooks, unretained: the connection owns them, and removes the
+                // handler (`uninstall`) before its handle may outlive it.
                 Unmanaged<ConnectionHooks>.fromOpaque(context!).takeUnretainedValue().progress()
             }, Unmanaged.passUnretained(self).toOpaque())
         }
@@ -177,9 +186,12 @@ final class ConnectionHooks {
     /// An ``Entry`` for an observer of type `Observer`, which it calls through an unmanaged
     /// reference while the entry holds it.
     final class TypedEntry<Observer: TransactionObserver>: Entry {
+        // Unsafe: used only while `strongObserver` holds the same observer (`isHeld`), or while
+        // `retiredObservers` keeps one let go during a call (``retireIfCalledUnretained(_:)``).
         private let reference: Unmanaged<Observer>
 
         init(_ observer: Observer, extent: Database.TransactionObservationExtent) {
+            // Unsafe: not retained here; see `reference`.
             reference = .passUnretained(observer)
             super.init(observer, extent: extent)
         }
@@ -255,11 +267,14 @@ final class ConnectionHooks {
                 entryBuffer.deallocate()
             }
             entryBuffer = .allocate(capacity: entries.count)
+            // Unsafe: unretained copies of `entries`, which keeps them alive until it changes;
+            // a buffer replaced while observers are asked from it waits in `staleEntryBuffers`.
             _ = entryBuffer.initialize(from: entries.lazy.map { Unmanaged.passUnretained($0) })
         }
     }
     /// `entries`, unretained (the array keeps them alive), in memory of the hooks' own: read
     /// before each statement that writes, with no retain and release of the array or entries.
+    // Unsafe: valid while `entries` is unchanged (see its `didSet`); deallocated in `deinit`.
     @exclusivity(unchecked) private var entryBuffer = UnsafeMutableBufferPointer<Unmanaged<Entry>>.allocate(capacity: 0)
     /// Changes with the list of observers: a statement's cached interest is for one list.
     @exclusivity(unchecked) private var entriesGeneration = 0
@@ -267,6 +282,8 @@ final class ConnectionHooks {
     /// answers are about that list.
     @exclusivity(unchecked) private var entriesAskedBeforeChange: [Entry]?
     /// Buffers of `entries` replaced while observers were asked from them.
+    // Unsafe: kept, with `entriesAskedBeforeChange`, until the asking ends (askingDepth 0); a
+    // statement run from an observer's `observes` does not drop that list (see `interest`).
     @exclusivity(unchecked) private var staleEntryBuffers: [UnsafeMutableBufferPointer<Unmanaged<Entry>>] = []
 
     /// Whether an observer may be told something (deallocated observers are forgotten at the
@@ -326,6 +343,8 @@ final class ConnectionHooks {
     @inline(__always)
     private func forEachUnretained(_ list: [Entry], _ body: (Entry) throws -> Void) rethrows {
         try list.withUnsafeBufferPointer { buffer in
+            // Unsafe: an array of class references has the layout of Unmanaged references, and
+            // the caller's `list` keeps the entries alive through the loop.
             try buffer.withMemoryRebound(to: Unmanaged<Entry>.self) { entries in
                 for entry in entries {
                     try entry._withUnsafeGuaranteedRef(body)
@@ -593,7 +612,9 @@ final class ConnectionHooks {
         if let asked = entriesAskedBeforeChange {
             // An observer changed the list while asked: the answers are about the list it
             // changed (the observers it removed are invalidated, and skipped). Nothing cached.
-            entriesAskedBeforeChange = nil
+            // A statement run from an observer's `observes` (asking still in progress) leaves
+            // the list to the outer asking, which still loops over its entries unretained.
+            if askingDepth == 0 { entriesAskedBeforeChange = nil }
             return computeInterest(statement.eventKinds, of: asked) { entryIndex, kindIndex, _ in
                 answers & (1 << UInt64(entryIndex * kindCount + kindIndex)) != 0
             }
@@ -935,6 +956,7 @@ final class ConnectionHooks {
         if updateHookInstalled { return }
         guard let handle = database.sqliteConnection else { return }
         sqlite3_update_hook(handle, { context, kind, databaseName, tableName, rowID in
+            // Unsafe: unretained; the connection owns the hooks and uninstalls them on close.
             Unmanaged<ConnectionHooks>.fromOpaque(context!).takeUnretainedValue()
                 .updateHook(kind, databaseName!, tableName!, rowID)
         }, Unmanaged.passUnretained(self).toOpaque())
@@ -1022,9 +1044,12 @@ private enum NotifyingHooks {
 
     static var current: ConnectionHooks? {
         get {
+            // Unsafe: set only by `notifying(_:)`, whose hooks are alive until it restores the
+            // previous value.
             pthread_getspecific(key).map { Unmanaged<ConnectionHooks>.fromOpaque($0).takeUnretainedValue() }
         }
         set {
+            // Unsafe: unretained: the caller (`notifying(_:)`) outlives the value it sets.
             pthread_setspecific(key, newValue.map { Unmanaged.passUnretained($0).toOpaque() })
         }
     }

@@ -12,6 +12,7 @@ enum CurrentAccesses {
         var key = pthread_key_t()
         let code = pthread_key_create(&key) { pointer in
             guard let pointer else { return }
+            // Unsafe: at thread exit, balances the retain of the thread's box (`box` below).
             Unmanaged<Box>.fromOpaque(pointer).release()
         }
         precondition(code == 0, "pthread_key_create failed: \(code)")
@@ -24,9 +25,11 @@ enum CurrentAccesses {
 
     private static var box: Box {
         if let pointer = pthread_getspecific(key) {
+            // Unsafe: the thread's slot retains its box until the thread exits.
             return Unmanaged<Box>.fromOpaque(pointer).takeUnretainedValue()
         }
         let box = Box()
+        // Unsafe: the thread's slot retains the box, released by the key's destructor.
         pthread_setspecific(key, Unmanaged.passRetained(box).toOpaque())
         return box
     }
@@ -42,6 +45,7 @@ enum CurrentAccesses {
     /// Whether an access closure of `db` runs on the current thread.
     static func contains(_ db: Database) -> Bool {
         guard let pointer = pthread_getspecific(key) else { return false }
+        // Unsafe: the thread's slot retains its box until the thread exits.
         return Unmanaged<Box>.fromOpaque(pointer).takeUnretainedValue().connections.contains(ObjectIdentifier(db))
     }
 }

@@ -93,9 +93,12 @@ extension Database {
             sqlite3_trace_v2(handle, 0, nil, nil)
             return
         }
+        // Unsafe: the box is passed unretained: `traceBox` keeps it until the trace is replaced
+        // or removed here, or the connection removes it before its handle may outlive it.
         let box = TraceBox(trace: trace, publicStatementArguments: configuration.publicStatementArguments)
         traceBox = box
         sqlite3_trace_v2(handle, UInt32(bitPattern: options.rawValue), { mask, context, p, x in
+            // Unsafe: SQLite calls back only while this box is the installed one, kept alive.
             let box = Unmanaged<TraceBox>.fromOpaque(context!).takeUnretainedValue()
             guard let p, !box.isPaused else { return 0 }
             let sqliteStatement = OpaquePointer(p)
@@ -104,6 +107,8 @@ extension Database {
             // as in GRDB.
             var sql = String(sqlText: sqlite3_sql(sqliteStatement))
             if CInt(mask) == SQLITE_TRACE_STMT, let x {
+                // Unsafe: for SQLITE_TRACE_STMT, SQLite's X is the statement's C string, valid
+                // during the callback (and copied here).
                 let text = String(cString: x.assumingMemoryBound(to: CChar.self))
                 if text.hasPrefix("--") { sql = text }
             }
@@ -117,13 +122,14 @@ extension Database {
             case SQLITE_TRACE_STMT:
                 box.trace(.statement(statement))
             case SQLITE_TRACE_PROFILE:
+                // Unsafe: for SQLITE_TRACE_PROFILE, SQLite's X points to an Int64 of nanoseconds.
                 let nanoseconds = x!.assumingMemoryBound(to: Int64.self).pointee
                 box.trace(.profile(statement: statement, duration: TimeInterval(nanoseconds) / 1e9))
             default:
                 break
             }
             return 0
-        }, Unmanaged.passUnretained(box).toOpaque())
+        }, Unmanaged.passUnretained(box).toOpaque()) // Unsafe: unretained, `traceBox` keeps it
     }
 }
 

@@ -239,22 +239,60 @@ extension Database {
         case .immediateError:
             break
         case .timeout(let seconds):
-            let milliseconds = seconds * 1000
-            sqlite3_busy_timeout(handle, CInt(clamping: Int(milliseconds.rounded(.up))))
+            // Not sqlite3_busy_timeout: SQLite's own handler backs off to sleeps of 100 ms,
+            // and under steady contention from other processes a waiting connection can miss
+            // every moment the lock is free until its timeout expires (three writer processes
+            // in the soak of docs/Reliability.md: one starved past 10 s). This one retries
+            // every millisecond or two, with jitter, for the same total duration.
+            installBusyHandler(BusyCallbackBox(timeout: seconds))
         case .callback(let callback):
-            let box = BusyCallbackBox(callback)
-            busyCallbackBox = box
-            sqlite3_busy_handler(handle, { context, tries in
-                let box = Unmanaged<BusyCallbackBox>.fromOpaque(context!).takeUnretainedValue()
-                return box.callback(Int(tries)) ? 1 : 0
-            }, Unmanaged.passUnretained(box).toOpaque())
+            installBusyHandler(BusyCallbackBox(callback))
         }
+    }
+
+    private func installBusyHandler(_ box: BusyCallbackBox) {
+        // Unsafe: the box is passed unretained: `busyCallbackBox` keeps it as long as the
+        // connection, which removes the handler before its handle may outlive it.
+        busyCallbackBox = box
+        sqlite3_busy_handler(handle, { context, tries in
+            // Unsafe: SQLite calls the handler only while it is installed, box alive.
+            let box = Unmanaged<BusyCallbackBox>.fromOpaque(context!).takeUnretainedValue()
+            return box.shouldRetry(tries: Int(tries)) ? 1 : 0
+        }, Unmanaged.passUnretained(box).toOpaque())
     }
 }
 
+/// The busy handler of a connection: the user's callback, or a timeout.
 final class BusyCallbackBox {
-    let callback: Database.BusyCallback
-    init(_ callback: @escaping Database.BusyCallback) { self.callback = callback }
+    private let callback: Database.BusyCallback?
+    private let timeoutNanoseconds: UInt64
+    /// When the current wait began (SQLite calls with `tries` 0 first). Only the thread that
+    /// uses the connection runs its busy handler.
+    private var waitStart: UInt64 = 0
+
+    init(_ callback: @escaping Database.BusyCallback) {
+        self.callback = callback
+        self.timeoutNanoseconds = 0
+    }
+
+    init(timeout seconds: TimeInterval) {
+        self.callback = nil
+        self.timeoutNanoseconds = seconds > 0 ? UInt64(min(seconds, 1e9) * 1e9) : 0
+    }
+
+    func shouldRetry(tries: Int) -> Bool {
+        if let callback { return callback(tries) }
+        let now = DispatchTime.now().uptimeNanoseconds
+        if tries == 0 { waitStart = now }
+        let elapsed = now - waitStart
+        guard elapsed < timeoutNanoseconds else { return false }
+        // 100 µs, doubling up to 2 ms, each with jitter so that waiting processes do not
+        // retry in step; never past the deadline.
+        let ceiling = UInt64(100_000) << UInt64(min(tries, 4))
+        let delay = min(UInt64.random(in: ceiling / 2...ceiling), timeoutNanoseconds - elapsed)
+        usleep(UInt32(delay / 1_000))
+        return true
+    }
 }
 
 import Foundation

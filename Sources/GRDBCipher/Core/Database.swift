@@ -228,6 +228,8 @@ public final class Database {
             throw DatabaseError(resultCode: .SQLITE_BUSY, message: "unable to close due to unfinalized statements or unfinished backups")
         }
         keying.connectionWillClose(self)
+        // The fts5_api belongs to the closed connection: freed by SQLite.
+        fts5APIPointer = nil
         if code != SQLITE_OK {
             let error = makeDatabaseError(code, sqliteConnection)
             // Leave a zombie that SQLite closes once the last statement is finalized; it must

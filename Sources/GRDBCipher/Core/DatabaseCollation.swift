@@ -99,10 +99,13 @@ extension Database {
     public func add(collation: DatabaseCollation) {
         preconditionValidAccess()
         collations[collation.name.lowercased()] = collation
+        // Unsafe: retained for SQLite, which releases it with xDestroy when the collation is
+        // replaced or removed, or the connection closes (a failed registration traps below).
         let context = Unmanaged.passRetained(collation).toOpaque()
         let code = sqlite3_create_collation_v2(
             handle, collation.name, SQLITE_UTF8, context,
             { context, length1, bytes1, length2, bytes2 in
+                // Unsafe: the context retained above, alive until xDestroy.
                 let collation = Unmanaged<DatabaseCollation>.fromOpaque(context!).takeUnretainedValue()
                 let lhs = String(decoding: UnsafeRawBufferPointer(start: bytes1, count: Int(length1)), as: UTF8.self)
                 let rhs = String(decoding: UnsafeRawBufferPointer(start: bytes2, count: Int(length2)), as: UTF8.self)
@@ -112,6 +115,7 @@ extension Database {
                 case .orderedDescending: return 1
                 }
             },
+            // Unsafe: xDestroy, called once by SQLite: balances the retain above.
             { context in Unmanaged<DatabaseCollation>.fromOpaque(context!).release() })
         precondition(code == SQLITE_OK, "could not add collation \(collation.name): \(String(cString: sqlite3_errstr(code)))")
     }

@@ -124,6 +124,8 @@ extension Database {
     public func add(function: DatabaseFunction) {
         preconditionValidAccess()
         functions[function.id] = function
+        // Unsafe: retained for SQLite, which releases it with xDestroy when the function is
+        // replaced or removed, when the connection closes, or when registering it fails.
         let context = Unmanaged.passRetained(FunctionContext(function)).toOpaque()
         let argumentCount = function.argumentCount ?? -1
         let code: CInt
@@ -132,6 +134,7 @@ extension Database {
             code = sqlite3_create_function_v2(
                 handle, function.name, argumentCount, function.eTextRep, context,
                 { context, argc, argv in
+                    // Unsafe: the user data is the context retained above, until xDestroy.
                     let box = Unmanaged<FunctionContext>.fromOpaque(sqlite3_user_data(context)).takeUnretainedValue()
                     guard case .scalar(let body) = box.function.kind else { return }
                     do {
@@ -142,6 +145,7 @@ extension Database {
                     }
                 },
                 nil, nil,
+                // Unsafe: xDestroy, called once by SQLite: balances the retain above.
                 { context in Unmanaged<FunctionContext>.fromOpaque(context!).release() })
         case .aggregate:
             code = sqlite3_create_function_v2(
@@ -175,6 +179,7 @@ extension Database {
                         reportError(context, error)
                     }
                 },
+                // Unsafe: xDestroy, called once by SQLite: balances the retain above.
                 { context in Unmanaged<FunctionContext>.fromOpaque(context!).release() })
         }
         precondition(code == SQLITE_OK, "could not add function \(function.name): \(String(cString: sqlite3_errstr(code)))")
@@ -204,24 +209,32 @@ private final class AggregateState {
 
 private func aggregateState(_ context: OpaquePointer?, create: Bool) -> AggregateState? {
     let size = create ? CInt(MemoryLayout<UnsafeMutableRawPointer?>.size) : 0
+    // Unsafe: the aggregate context is one pointer-sized slot, zeroed (nil) by SQLite when it
+    // allocates it, and used only as that slot; it lives until the group's xFinal returns.
     guard let slot = sqlite3_aggregate_context(context, size)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self) else {
         return nil
     }
     if let existing = slot.pointee {
+        // Unsafe: the state the slot retains (below) until releaseAggregateState.
         return Unmanaged<AggregateState>.fromOpaque(existing).takeUnretainedValue()
     }
+    // Unsafe: the user data is the function's context, retained by SQLite until xDestroy.
     let box = Unmanaged<FunctionContext>.fromOpaque(sqlite3_user_data(context)).takeUnretainedValue()
     guard case .aggregate(let aggregateType) = box.function.kind else { return nil }
     let state = AggregateState()
     state.aggregate = aggregateType.type.init()
+    // Unsafe: the slot retains the state until xFinal releases it (releaseAggregateState);
+    // SQLite calls xFinal for every group that has a context, even when the query stops.
     slot.pointee = Unmanaged.passRetained(state).toOpaque()
     return state
 }
 
 private func releaseAggregateState(_ context: OpaquePointer?) {
+    // Unsafe: the slot of aggregateState (size 0: never allocated here), read in xFinal.
     guard let slot = sqlite3_aggregate_context(context, 0)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self),
           let existing = slot.pointee
     else { return }
+    // Unsafe: balances the retain of aggregateState, once: the slot is cleared.
     Unmanaged<AggregateState>.fromOpaque(existing).release()
     slot.pointee = nil
 }

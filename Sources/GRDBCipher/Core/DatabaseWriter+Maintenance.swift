@@ -90,11 +90,29 @@ extension Database {
     /// `VACUUM INTO`, or, on an encrypted connection, the copy that keeps the key and the
     /// cipher settings (SQLCipher's `VACUUM INTO` writes the new file with the default page
     /// size and HMAC algorithm, which the original's settings do not open).
+    ///
+    /// A copy that fails (an I/O error, a full disk) leaves no partial file behind: the file is
+    /// removed when the call created it, and emptied again when it was an empty file before.
     func vacuum(into filePath: String) throws {
         if isEncrypted {
             try encryptedVacuum(into: filePath)
-        } else {
+            return
+        }
+        let previousSize = (try? FileManager.default.attributesOfItem(atPath: filePath))?[.size] as? Int
+        do {
             try execute(sql: "VACUUM INTO ?", arguments: [filePath])
+        } catch {
+            // VACUUM INTO refuses a non-empty file without touching it.
+            switch previousSize {
+            case nil:
+                removeFileAndSidecars(filePath)
+            case 0:
+                truncate(filePath, 0)
+                removeFileAndSidecars(filePath, keepingMainFile: true)
+            default:
+                break
+            }
+            throw error
         }
     }
 }

@@ -54,6 +54,8 @@ public final class Row {
 
     /// For an adapted row: its layout's lists, unretained (`storage` holds them), for the
     /// lookups by name.
+    // Unsafe: unretained; the row's immutable `storage` (`.adapted(base:layout:)`) holds the
+    // layout, whose `let storage` is this object, as long as the row lives.
     private let adaptedLayoutStorage: Unmanaged<_RowLayout.Storage>?
 
     /// The number of columns in the row.
@@ -138,6 +140,7 @@ public final class Row {
 
     /// For a copied row of a `fetchAll`: the decoders that the rows of the fetch share,
     /// unretained (valid as long as the row lives).
+    // Unsafe: the row's block or extras (set once) keep the decoders, used while the row lives.
     var unretainedSharedDecoders: Unmanaged<SharedRowDecoders>? {
         @inline(__always) get {
             if case .block(let block) = storage { return Unmanaged.passUnretained(block.sharedDecoders) }
@@ -280,6 +283,7 @@ public final class Row {
             adaptedSQLiteStatement = nil
             adaptedBaseIndexes = nil
         }
+        // Unsafe: `storage` (set above) holds `layout`, and so its lists, as long as the row lives.
         adaptedLayoutStorage = .passUnretained(layout.storage)
         count = layout.names.count
     }

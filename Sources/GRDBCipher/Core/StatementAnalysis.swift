@@ -106,6 +106,8 @@ final class StatementAuthorizer {
 
     /// The connection's hooks, to know whether observers may hear of deletions when SQLite
     /// prepares a statement again on its own (after a schema change).
+    // Unsafe: the connection owns both the authorizer and the hooks, and uninstalls the
+    // authorizer before it goes: the hooks outlive every call.
     unowned(unsafe) var hooks: ConnectionHooks?
 
     /// The table of the last DROP SQLite reported: its deletion must not be altered (an ignored
@@ -113,8 +115,11 @@ final class StatementAuthorizer {
     private var lastDroppedTable: String?
 
     func install(on handle: OpaquePointer) {
+        // Unsafe: unretained; the connection owns the authorizer, and removes it from the
+        // handle before the handle can outlive the connection (a zombie closed later).
         let context = Unmanaged.passUnretained(self).toOpaque()
         sqlite3_set_authorizer(handle, { context, action, first, second, _, source in
+            // Unsafe: SQLite calls back only while the authorizer is installed, hence alive.
             let authorizer = Unmanaged<StatementAuthorizer>.fromOpaque(context!).takeUnretainedValue()
             return authorizer.authorize(action, first, second, source: source)
         }, context)

@@ -9,6 +9,8 @@ final class CipherKeying: ConnectionKeying {
     let keyCache: PoolKeyCache?
     /// A copy of the key while the connection opens, for the diagnosis of error 26.
     var keyForDiagnosis: DiagnosisKey?
+    /// The cipher settings given with the key by ``Database/use(_:settings:)``.
+    var settingsForDiagnosis: CipherSettings?
     /// A copy of the passphrase this connection was keyed with, kept until the pool's key cache
     /// has learned from it (then wiped), when the cache did not know it.
     var passphraseToLearn: [UInt8]?
@@ -46,6 +48,18 @@ final class CipherKeying: ConnectionKeying {
              .SQLITE_ERROR where !isEncrypted && FileDiagnosis.hasUnreadableSQLiteHeader(path: path),
              // The same file opened with a wrong key or salt.
              .SQLITE_ERROR where isEncrypted:
+            if isEncrypted, let keyBytes = keyForDiagnosis?.bytes, let settings = settingsForDiagnosis,
+               let probe = probeFormats(path: path, keyBytes: keyBytes, candidates: [(nil, settings)])
+            {
+                // The same key and settings open the file: the failure was not about them.
+                // SQLCipher reads the salt once, and a failed read there (an I/O error) or a
+                // file changed meanwhile (re-keyed by another process) looks like a wrong key.
+                try? probe.db.close()
+                return DatabaseError(
+                    resultCode: .SQLITE_IOERR,
+                    message: "the file could not be read while the connection opened it, although its key and cipher "
+                        + "settings open it (an I/O error, or the file changed during the opening): try again")
+            }
             return DatabaseError(
                 resultCode: error.extendedResultCode,
                 message: FileDiagnosis.notADatabaseMessage(path: path, keyBytes: isEncrypted ? keyForDiagnosis?.bytes : nil))
@@ -62,6 +76,7 @@ final class CipherKeying: ConnectionKeying {
     func connectionDidFinishOpening(_ db: Database) {
         keyForDiagnosis?.wipe()
         keyForDiagnosis = nil
+        settingsForDiagnosis = nil
     }
 
     func connectionWillClose(_ db: Database) {

@@ -24,7 +24,7 @@ extension Database {
 
         try destination.inTransaction(.immediate) {
             try destination.removeAllSchemaObjects()
-            _ = try Row.fetchAll(destination, sql: "SELECT sqlcipher_export('main', '\(schema)')")
+            try destination.runSQLCipherExport("'main', '\(schema)'")
             try destination.execute(sql: "PRAGMA main.user_version = \(staging.userVersion)")
             try destination.execute(sql: "PRAGMA main.application_id = \(staging.applicationID)")
             // sqlcipher_export writes views, triggers and virtual tables straight into

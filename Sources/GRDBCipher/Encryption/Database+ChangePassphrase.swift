@@ -91,6 +91,11 @@ extension Database {
         // SQLCipher stops a re-key at the first page it cannot decrypt, and reports success.
         // Look for damage first, while the exclusive lock keeps the file as it is.
         let damage = fileIsComplete ? cipherIntegrityCheckRows() : []
+        if let readError = damage.first(where: { $0.hasPrefix("error reading") }) {
+            // The check could not read the file: an I/O error, not damage.
+            try? rollback()
+            throw refuse(.SQLITE_IOERR_READ, "the file could not be read (cipher_integrity_check: \(readError)); the passphrase was not changed")
+        }
         if !damage.isEmpty {
             try? rollback()
             throw refuse(.SQLITE_CORRUPT, "the file is damaged (cipher_integrity_check: \(damage.prefix(3).joined(separator: "; "))); the passphrase was not changed")
@@ -104,18 +109,30 @@ extension Database {
         if isInsideTransaction {
             try executeInternal("COMMIT TRANSACTION")
         }
-        try verifyKey(keyBytes, settings: settings)
+        do {
+            try verifyKey(keyBytes, settings: settings)
+        } catch let error as DatabaseError where fileIsComplete && cipherIntegrityCheckRows().isEmpty {
+            // SQLCipher stops a re-key at a page it cannot read (an I/O error), rolls it back,
+            // and reports success. Every page of the file still authenticates with this
+            // connection's key: the re-key did not happen.
+            throw refuse(.SQLITE_IOERR, "the re-key did not complete (SQLCipher could not read the file, and rolled the re-key back); the passphrase was not changed (\(error.message ?? "verification failed"))")
+        }
         // A pool's derived key is the old one now.
         cipherKeying.keyCache?.wipeKey()
     }
 
     /// Reads the database file with `keyBytes` from a fresh connection.
+    /// A failed read is tried once more, on a new connection: SQLCipher reads the salt once per
+    /// connection and turns a failed read (an I/O error) into "not a database".
     private func verifyKey(_ keyBytes: [UInt8], settings: CipherSettings) throws {
-        let probe = try Database.openProbe(path: path)
-        defer { try? probe.close() }
-        try probe.probeKey(keyBytes)
-        try probe.applyCipherSettings(settings)
-        guard probe.canReadSchema() else {
+        func opens() throws -> Bool {
+            let probe = try Database.openProbe(path: path)
+            defer { try? probe.close() }
+            try probe.probeKey(keyBytes)
+            try probe.applyCipherSettings(settings)
+            return probe.canReadSchema()
+        }
+        guard try opens() || opens() else {
             throw DatabaseError(
                 resultCode: .SQLITE_NOTADB,
                 message: "changePassphrase: the re-key could not be verified: the file does not open with the new key")

@@ -26,10 +26,12 @@ extension Database {
         }
 
         let schema = "grdbcipher_vacuum"
-        try execute(sql: "ATTACH DATABASE ? AS \(schema)", arguments: [filePath])
-        var attached = true
+        var attached = false
         defer { if attached { try? execute(sql: "DETACH DATABASE \(schema)") } }
         do {
+            // Inside the `do`: a failed ATTACH may leave an empty file, removed below.
+            try execute(sql: "ATTACH DATABASE ? AS \(schema)", arguments: [filePath])
+            attached = true
             // The attached file has SQLCipher's default settings. Changing one makes SQLCipher
             // derive the file's key again, with the file's key derivation settings and the
             // main database's salt: all of them are set, the derivation ones included.
@@ -44,7 +46,7 @@ extension Database {
             let userVersion = try pragmaInteger("PRAGMA main.user_version") ?? 0
             let applicationID = try pragmaInteger("PRAGMA main.application_id") ?? 0
             try execute(sql: "PRAGMA \(schema).auto_vacuum = \(autoVacuum)")
-            _ = try Row.fetchAll(self, sql: "SELECT sqlcipher_export('\(schema)')")
+            try runSQLCipherExport("'\(schema)'")
             try execute(sql: "PRAGMA \(schema).user_version = \(userVersion)")
             try execute(sql: "PRAGMA \(schema).application_id = \(applicationID)")
             try execute(sql: "DETACH DATABASE \(schema)")
@@ -70,6 +72,23 @@ extension Database {
                 resultCode: .SQLITE_MISUSE,
                 message: "vacuum(into:): SQLCipher wrote the copy of an encrypted database unencrypted "
                     + "(the connection's key does not apply to attached files): the copy was deleted")
+        }
+    }
+}
+
+extension Database {
+    /// Runs `SELECT sqlcipher_export(arguments)`. The function reports the failure of a
+    /// statement it runs as SQLITE_ERROR with that statement's message: an I/O error, a full
+    /// disk or a damaged file gets its own result code back, found by SQLite's message for it.
+    func runSQLCipherExport(_ arguments: String) throws {
+        do {
+            _ = try Row.fetchAll(self, sql: "SELECT sqlcipher_export(\(arguments))")
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_ERROR {
+            let codes: [ResultCode] = [.SQLITE_IOERR, .SQLITE_FULL, .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_BUSY, .SQLITE_NOMEM, .SQLITE_READONLY]
+            if let code = codes.first(where: { error.message == String(cString: sqlite3_errstr($0.rawValue)) }) {
+                throw DatabaseError(resultCode: code, message: error.message, sql: error.sql)
+            }
+            throw error
         }
     }
 }

@@ -178,7 +178,15 @@ struct DatabaseExporter {
         try options.cipherSettings.validate()
         let facts = try readSourceFacts()
         try exportInto(temporary.path, facts: facts)
-        let report = try verify(temporary.path, facts: facts)
+        let report: (tableCount: Int, rowCount: Int, pageSize: Int, pageCount: Int)
+        do {
+            report = try verify(temporary.path, facts: facts)
+        } catch {
+            // A read of the new file can fail once (an I/O error: SQLCipher even turns a failed
+            // read of the salt into "not a database"): a new connection verifies again before
+            // the file is called bad. Only a file that fails twice is.
+            report = try verify(temporary.path, facts: facts)
+        }
         for suffix in ["-wal", "-shm", "-journal"] {
             // A checkpointed WAL file is empty; a stale one must not travel with the new file.
             unlink(temporary.path + suffix)
@@ -249,7 +257,7 @@ struct DatabaseExporter {
                 return false
             }
         }
-        _ = try Row.fetchAll(db, sql: "SELECT sqlcipher_export('\(schema)')")
+        try db.runSQLCipherExport("'\(schema)'")
         try db.execute(sql: "PRAGMA \(schema).user_version = \(facts.userVersion)")
         try db.execute(sql: "PRAGMA \(schema).application_id = \(facts.applicationID)")
         try db.execute(sql: "DETACH DATABASE \(schema)")

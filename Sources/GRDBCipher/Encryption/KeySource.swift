@@ -231,6 +231,8 @@ public struct KeySource: Sendable, CustomStringConvertible {
             throw KeyringError(.sourceUnavailable, "environment variable \(name) is not set")
         }
         let count = strlen(value)
+        // Unsafe: getenv's C string, read as bytes (CChar and UInt8 share one layout), is
+        // copied at once, before the variable is wiped and unset.
         let bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self), count: count))
         if removing {
             // Overwritten where it lies (for the initial environment, in the block that

@@ -117,6 +117,8 @@ extension Database {
     /// outer one again: ``add(tokenizer:)`` asks for it first.
     func fts5API() throws -> UnsafePointer<fts5_api> {
         if let fts5APIPointer {
+            // Unsafe: the `fts5_api` SQLite gave below, typed again, valid until the connection
+            // closes, when close() clears it.
             return UnsafePointer(fts5APIPointer.assumingMemoryBound(to: fts5_api.self))
         }
         guard let handle = sqliteConnection else {

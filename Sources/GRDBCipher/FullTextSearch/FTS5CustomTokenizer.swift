@@ -102,6 +102,8 @@ extension Database {
         var module = fts5_tokenizer(
             xCreate: { userData, arguments, argumentCount, tokenizerPointer in
                 guard let userData, let tokenizerPointer else { return SQLITE_ERROR }
+                // Unsafe: userData is the registration retained below for FTS5, which calls
+                // xCreate only while it keeps the registration (until its xDestroy).
                 let registration = Unmanaged<FTS5TokenizerRegistration>.fromOpaque(userData).takeUnretainedValue()
                 guard let db = registration.db else { return SQLITE_ERROR }
                 var strings: [String] = []
@@ -114,6 +116,8 @@ extension Database {
                 }
                 do {
                     let tokenizer = try registration.make(db, strings)
+                    // Unsafe: retained for FTS5, which owns the instance from this successful
+                    // xCreate until it calls xDelete, once.
                     let instance = Unmanaged.passRetained(FTS5TokenizerInstance(tokenizer)).toOpaque()
                     tokenizerPointer.pointee = OpaquePointer(instance)
                     return SQLITE_OK
@@ -125,10 +129,14 @@ extension Database {
             },
             xDelete: { tokenizerPointer in
                 guard let tokenizerPointer else { return }
+                // Unsafe: balances the retain of xCreate; FTS5 deletes an instance once, after
+                // its last xTokenize.
                 Unmanaged<FTS5TokenizerInstance>.fromOpaque(UnsafeRawPointer(tokenizerPointer)).release()
             },
             xTokenize: { tokenizerPointer, context, flags, pText, nText, tokenCallback in
                 guard let tokenizerPointer, let tokenCallback else { return SQLITE_ERROR }
+                // Unsafe: FTS5 tokenizes with an instance only between its xCreate and its
+                // xDelete, while the instance is retained.
                 let instance = Unmanaged<FTS5TokenizerInstance>.fromOpaque(UnsafeRawPointer(tokenizerPointer)).takeUnretainedValue()
                 return instance.tokenizer.tokenize(
                     context: context,
@@ -137,17 +145,22 @@ extension Database {
                     nText: nText,
                     tokenCallback: tokenCallback)
             })
+        // Unsafe: retained for FTS5, which releases it with xDestroy when the connection closes
+        // (or below, when FTS5 refuses the registration).
         let userData = Unmanaged.passRetained(registration).toOpaque()
         let code = tokenizerType.name.withCString { name in
             api.pointee.xCreateTokenizer(
                 UnsafeMutablePointer(mutating: api), name, userData, &module,
                 { userData in
                     guard let userData else { return }
+                    // Unsafe: FTS5 calls xDestroy once, when the connection closes: it balances
+                    // the retain above.
                     Unmanaged<FTS5TokenizerRegistration>.fromOpaque(userData).release()
                 })
         }
         if code != SQLITE_OK {
-            // FTS5 did not take the registration: it will not call xDestroy.
+            // Unsafe: FTS5 did not take the registration, and will not call xDestroy: the
+            // retain above is balanced here.
             Unmanaged<FTS5TokenizerRegistration>.fromOpaque(userData).release()
         }
     }

@@ -112,6 +112,8 @@ extension FTS5Tokenizer {
         let code = string.withUTF8 { buffer in
             buffer.withMemoryRebound(to: CChar.self) { text in
                 withExtendedLifetime(collector) {
+                    // Unsafe: the collector is unretained: withExtendedLifetime keeps it alive
+                    // until `tokenize` returns, and tokenizers call back only before they return.
                     tokenize(
                         context: Unmanaged.passUnretained(collector).toOpaque(),
                         tokenization: tokenization,
@@ -119,6 +121,7 @@ extension FTS5Tokenizer {
                         nText: CInt(text.count),
                         tokenCallback: { context, flags, pToken, nToken, _, _ in
                             guard let context else { return SQLITE_ERROR }
+                            // Unsafe: the collector passed above, alive while `tokenize` runs.
                             let collector = Unmanaged<FTS5TokenCollector>.fromOpaque(context).takeUnretainedValue()
                             collector.tokens.append((fts5String(pToken, nToken), FTS5TokenFlags(rawValue: flags)))
                             return SQLITE_OK

@@ -90,6 +90,8 @@ extension FTS5WrapperTokenizer {
             context: context,
             tokenCallback: tokenCallback)
         return withExtendedLifetime(wrapperContext) {
+            // Unsafe: the context is unretained: withExtendedLifetime keeps it alive until the
+            // wrapped tokenizer returns, and tokenizers call back only before they return.
             wrappedTokenizer.tokenize(
                 context: Unmanaged.passUnretained(wrapperContext).toOpaque(),
                 tokenization: tokenization,
@@ -97,6 +99,7 @@ extension FTS5WrapperTokenizer {
                 nText: nText,
                 tokenCallback: { context, flags, pToken, nToken, iStart, iEnd in
                     guard let context else { return SQLITE_ERROR }
+                    // Unsafe: the context passed above, alive while `tokenize` runs.
                     let wrapperContext = Unmanaged<FTS5WrapperContext>.fromOpaque(context).takeUnretainedValue()
                     let token = fts5String(pToken, nToken)
                     do {

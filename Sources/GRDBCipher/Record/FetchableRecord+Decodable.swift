@@ -15,8 +15,9 @@ extension FetchableRecord where Self: Decodable {
     /// }
     /// ```
     public init(row: Row) throws {
-        // The copied rows of one fetch share their decoders. (Used without retains: the row
-        // keeps its shared decoders alive, and they keep each decoder they made.)
+        // Unsafe: the copied rows of one fetch share their decoders, used without retains:
+        // the row (alive for this call) keeps its shared decoders alive, and they keep each
+        // decoder they made.
         if let shared = row.unretainedSharedDecoders {
             let decoder = shared._withUnsafeGuaranteedRef { $0.checkOut(Self.self, row: row) }
             defer { decoder._withUnsafeGuaranteedRef { $0.checkIn() } }
@@ -165,8 +166,8 @@ func decodeRecord<T>(_ recordType: any FetchableRecord.Type, from row: Row, as t
 
 private func decodeRecord<R: FetchableRecord, T>(opening recordType: R.Type, from row: Row, as type: T.Type) throws -> T {
     assert(R.self == T.self)
-    // The same type: the bits of the record are the bits of the result (the record is
-    // copied, and released when it goes).
+    // Unsafe: R is T (opened from `T.self as? any FetchableRecord.Type`), so the bits of the
+    // record are the bits of the result (the record is copied, and released when it goes).
     return unsafeBitCast(try R(row: row), to: T.self)
 }
 
@@ -220,6 +221,8 @@ private func decodeRecordArray<T>(_ arrayType: any PrefetchedRecordArray.Type, f
 
 private func decodeRecordArray<A: PrefetchedRecordArray, T>(opening arrayType: A.Type, from group: PrefetchedGroup, as type: T.Type) throws -> T {
     assert(A.self == T.self)
+    // Unsafe: A is T (opened from `T.self as? any PrefetchedRecordArray.Type`), so the bits of
+    // the array are the bits of the result (copied, and released when it goes).
     return unsafeBitCast(try A.decodeRecords(group), to: T.self)
 }
 
@@ -230,7 +233,9 @@ final class RowReference {
     /// reference of a shared decoder reads a row only while a record decodes from it (its
     /// caller keeps the row alive), and reads ``SharedRowDecoder/noRow`` otherwise. Pointing
     /// a shared decoder at each row in turn costs no retain and no release.
-    // Used on one thread at a time (rows are not Sendable), by accesses that span no call.
+    // Unsafe: `owner`, or the caller of a shared decoder while its record decodes, keeps the
+    // row alive (`noRow`, immortal, otherwise). Used on one thread at a time (rows are not
+    // Sendable), by accesses that span no call.
     @exclusivity(unchecked) unowned(unsafe) private(set) var row: Row
     /// The values of `row` when they are in a block (see ``Row/blockValues``).
     @exclusivity(unchecked) private(set) var blockValues: UnsafePointer<DatabaseValue>?
@@ -272,14 +277,18 @@ final class SharedRowDecoders {
     /// A decoder of `Record` that reads `row`, until it is checked in. The caller keeps
     /// `row` alive until then.
     /// (Unretained: the decoders are kept in `decoders` as long as `self` lives.)
+    // Unsafe: the decoder is returned unretained: `decoders` keeps it as long as `self` lives,
+    // and the caller's row keeps `self` alive until it checks the decoder in.
     @inline(__always)
     func checkOut<Record: FetchableRecord & Decodable>(_ type: Record.Type, row: Row) -> Unmanaged<SharedRowDecoder> {
         let recordType = ObjectIdentifier(Record.self)
         if let last, last.recordType == recordType, !last.isInUse {
             last.isInUse = true
             last.rowReference.point(at: row)
+            // Unsafe: `last` is one of `decoders`, which `self` keeps.
             return Unmanaged.passUnretained(last)
         }
+        // Unsafe: checkOutAnother returns one of `decoders` (appended if new), which `self` keeps.
         return Unmanaged.passUnretained(checkOutAnother(Record.self, row: row))
     }
 
@@ -495,6 +504,8 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     @inline(__always)
     private func keyBits(_ key: Key) -> UInt64 {
         switch keyBitCount {
+        // Unsafe: keyBitCount is the size of Key, a plain value (`_isPOD`: no references to
+        // retain), so its bits read as an unsigned integer of the same size.
         case 1: return UInt64(unsafeBitCast(key, to: UInt8.self))
         case 2: return UInt64(unsafeBitCast(key, to: UInt16.self))
         case 4: return UInt64(unsafeBitCast(key, to: UInt32.self))

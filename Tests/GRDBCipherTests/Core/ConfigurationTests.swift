@@ -110,6 +110,35 @@ struct ConfigurationTests {
         #expect(try test.dbQueue.read { try Int.fetchAll($0, sql: "SELECT a FROM t ORDER BY a") } == [1, 3])
     }
 
+    /// The timeout is a total per wait: a connection that waits twice waits the full duration
+    /// each time before SQLITE_BUSY, and a timeout of zero does not wait at all.
+    @Test func busyModeTimeoutGivesUpAfterItsDuration() throws {
+        var config = Configuration()
+        config.busyMode = .timeout(0.2)
+        let test = try TestDatabase(configuration: config)
+        try test.dbQueue.write { try $0.execute(sql: "CREATE TABLE t(a)") }
+        var noWait = Configuration()
+        noWait.busyMode = .timeout(0)
+        let impatient = try test.makeQueue(configuration: noWait)
+        let other = try test.makeQueue()
+        try other.writeWithoutTransaction { db in
+            try db.execute(sql: "BEGIN EXCLUSIVE TRANSACTION")
+            for _ in 0..<2 {
+                let start = Date()
+                expectDatabaseError(.SQLITE_BUSY) {
+                    try test.dbQueue.write { try $0.execute(sql: "INSERT INTO t VALUES (1)") }
+                }
+                #expect(Date().timeIntervalSince(start) >= 0.2)
+            }
+            expectDatabaseError(.SQLITE_BUSY) {
+                try impatient.write { try $0.execute(sql: "INSERT INTO t VALUES (2)") }
+            }
+            try db.rollback()
+        }
+        try test.dbQueue.write { try $0.execute(sql: "INSERT INTO t VALUES (3)") }
+        #expect(try test.dbQueue.read { try Int.fetchAll($0, sql: "SELECT a FROM t") } == [3])
+    }
+
     @Test func busyModeCallback() throws {
         final class Tries: @unchecked Sendable { var count = 0 }
         let tries = Tries()

@@ -850,6 +850,57 @@ struct TransactionObserverTests {
         #expect(try test.dbQueue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM owner") } == 2)
     }
 
+    /// An observer that, while asked about a statement's changes, removes another observer
+    /// (which only the list being asked still holds) and runs a statement of its own: the
+    /// nested statement must not release that list while the outer asking loops over it
+    /// (docs/UnsafeCode.md; AddressSanitizer reports a use after free otherwise).
+    @Test func anObserverRemovingAnotherAndWritingWhileAsked() throws {
+        let test = try makeQueue()
+        final class Victim: TransactionObserver {
+            var told: [String] = []
+            func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { true }
+            func databaseDidChange(with event: DatabaseEvent) { told.append("\(event.tableName) \(event.rowID)") }
+            func databaseDidCommit(_ db: Database) {}
+            func databaseDidRollback(_ db: Database) {}
+        }
+        final class Remover: TransactionObserver {
+            unowned(unsafe) var db: Database?
+            var victim: Victim?
+            var told: [String] = []
+            var writing = false
+            func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
+                if let victim, let db, !writing {
+                    self.victim = nil
+                    db.remove(transactionObserver: victim)
+                    writing = true
+                    defer { writing = false }
+                    try? db.execute(sql: "INSERT INTO owner (id, name) VALUES (99, 'nested')")
+                }
+                return true
+            }
+            func databaseDidChange(with event: DatabaseEvent) { told.append("\(event.tableName) \(event.rowID)") }
+            func databaseDidCommit(_ db: Database) {}
+            func databaseDidRollback(_ db: Database) {}
+        }
+        let remover = Remover()
+        var victim: Victim? = Victim()
+        let victimTold = LockedValue<[String]>([])
+        try test.dbQueue.inTransaction { db in
+            remover.db = db
+            db.add(transactionObserver: remover)
+            db.add(transactionObserver: victim!)
+            remover.victim = victim
+            victimTold.write(victim!.told)
+            // Only the observers' list holds the victim now.
+            victim = nil
+            try db.execute(sql: "INSERT INTO pet (id, name) VALUES (1, 'Rex')")
+            return .commit
+        }
+        #expect(victimTold.read() == [])
+        #expect(remover.told.sorted() == ["owner 99", "pet 1"])
+        #expect(try test.dbQueue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM owner") } == 1)
+    }
+
     /// Observers held for a transaction are told of its commit without being retained: one
     /// that removes itself from `databaseWillCommit` or `databaseDidCommit`, its owner holding
     /// it no longer, lives until its call returns; one removed by an earlier observer's

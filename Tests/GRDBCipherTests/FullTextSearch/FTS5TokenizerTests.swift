@@ -107,6 +107,18 @@ private final class CommaTokenizer: FTS5CustomTokenizer {
 
 @Suite("FTS5 tokenizers", .serialized)
 struct FTS5TokenizerTests {
+    /// The connection's fts5_api is SQLite's memory, freed when the connection closes: after
+    /// close(), asking for a tokenizer throws instead of reading it (AddressSanitizer reports
+    /// a use after free otherwise).
+    @Test func tokenizerAfterCloseThrows() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.read { db in _ = try db.makeTokenizer(.ascii()) }
+        try test.dbQueue.close()
+        expectDatabaseError(.SQLITE_MISUSE) {
+            try test.dbQueue.writeWithoutTransaction { db in _ = try db.makeTokenizer(.ascii()) }
+        }
+    }
+
     private func tokens(_ list: [(token: String, flags: FTS5TokenFlags)]) -> [String] {
         list.map { $0.flags.contains(.colocated) ? "+" + $0.token : $0.token }
     }
