@@ -6,7 +6,7 @@ ifeq ($(CI),true)
 SWIFT_FLAGS += -Xswiftc -warnings-as-errors
 endif
 
-.PHONY: deps build test test-plain test-encrypted crash-trials crash-trials-short soak soak-short demo clean fixtures bench mirror-test sanitize sanitize-address sanitize-thread
+.PHONY: deps build test test-plain test-encrypted crash-trials crash-trials-short soak soak-short damaged-files check-unsafe demo clean fixtures bench mirror-test sanitize sanitize-address sanitize-thread
 
 deps:
 	@./scripts/deps.sh
@@ -17,7 +17,7 @@ build: deps
 # The suite runs twice: on plaintext databases, then with every test database encrypted.
 test: deps
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
-	$(MAKE) --no-print-directory test-plain test-encrypted crash-trials-short soak-short
+	$(MAKE) --no-print-directory check-unsafe test-plain test-encrypted crash-trials-short soak-short
 
 test-plain:
 	@echo "== tests on plaintext databases"
@@ -44,6 +44,20 @@ SOAK_SECONDS ?= 600
 soak: deps
 	$(SWIFT) build --product GRDBCipherTorture $(SWIFT_FLAGS)
 	TORTURE="$(TORTURE_BIN)" ./scripts/soak.sh $(SOAK_SECONDS)
+
+# 1,000 damaged database files and 1,000 damaged WALs (Tests/GRDBCipherTests/Reliability/
+# DamagedFileTests.swift; `make test` runs 150 of each). DAMAGE_SEED replays from a seed.
+DAMAGE_CASES ?= 1000
+DAMAGE_SEED ?= 36000
+damaged-files: deps
+	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	GRDBCIPHER_DAMAGE_CASES=$(DAMAGE_CASES) GRDBCIPHER_DAMAGE_SEED=$(DAMAGE_SEED) GRDBCIPHER_TEST_ENCRYPTION=1 \
+		$(SWIFT) test --skip-build --filter DamagedFileTests
+
+# Every Unmanaged, unowned(unsafe) and unsafeBitCast site carries its justification
+# (docs/UnsafeCode.md).
+check-unsafe:
+	./scripts/check-unsafe-sites.sh
 
 soak-short:
 	@echo "== multi-process soak (30 s)"

@@ -12,7 +12,7 @@
 # Environment: TORTURE (the executable; default: the debug build), CRASH_TRIALS_SEED (the first
 # trial's seed; trial i uses SEED + i; replay one with `grdbcipher-torture kill-trials --trials 1
 # --seed S`).
-set -eu
+set -euo pipefail
 
 trials=${1:-200}
 bin=${TORTURE:-$(swift build --show-bin-path 2>/dev/null)/GRDBCipherTorture}

@@ -243,7 +243,7 @@ extension Database {
             // and under steady contention from other processes a waiting connection can miss
             // every moment the lock is free until its timeout expires (three writer processes
             // in the soak of docs/Reliability.md: one starved past 10 s). This one retries
-            // every millisecond or two, with jitter, for the same total duration.
+            // every 0.1 to 1.6 ms, with jitter, for the same total duration.
             installBusyHandler(BusyCallbackBox(timeout: seconds))
         case .callback(let callback):
             installBusyHandler(BusyCallbackBox(callback))
@@ -266,9 +266,10 @@ extension Database {
 final class BusyCallbackBox {
     private let callback: Database.BusyCallback?
     private let timeoutNanoseconds: UInt64
-    /// When the current wait began (SQLite calls with `tries` 0 first). Only the thread that
-    /// uses the connection runs its busy handler.
+    /// When the current wait began, and the handler's last call. Only the thread that uses
+    /// the connection runs its busy handler.
     private var waitStart: UInt64 = 0
+    private var lastCall: UInt64 = 0
 
     init(_ callback: @escaping Database.BusyCallback) {
         self.callback = callback
@@ -283,10 +284,14 @@ final class BusyCallbackBox {
     func shouldRetry(tries: Int) -> Bool {
         if let callback { return callback(tries) }
         let now = DispatchTime.now().uptimeNanoseconds
-        if tries == 0 { waitStart = now }
+        // A new wait: SQLite's count starts at 0, but not on every path (it is reset when a
+        // statement starts, not when a prepare loads the schema): a pause longer than any
+        // retry's sleep also starts one.
+        if tries == 0 || now &- lastCall > 100_000_000 { waitStart = now }
+        lastCall = now
         let elapsed = now - waitStart
         guard elapsed < timeoutNanoseconds else { return false }
-        // 100 µs, doubling up to 2 ms, each with jitter so that waiting processes do not
+        // 100 µs, doubling up to 1.6 ms, each with jitter so that waiting processes do not
         // retry in step; never past the deadline.
         let ceiling = UInt64(100_000) << UInt64(min(tries, 4))
         let delay = min(UInt64.random(in: ceiling / 2...ceiling), timeoutNanoseconds - elapsed)

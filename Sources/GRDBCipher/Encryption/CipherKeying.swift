@@ -9,8 +9,6 @@ final class CipherKeying: ConnectionKeying {
     let keyCache: PoolKeyCache?
     /// A copy of the key while the connection opens, for the diagnosis of error 26.
     var keyForDiagnosis: DiagnosisKey?
-    /// The cipher settings given with the key by ``Database/use(_:settings:)``.
-    var settingsForDiagnosis: CipherSettings?
     /// A copy of the passphrase this connection was keyed with, kept until the pool's key cache
     /// has learned from it (then wiped), when the cache did not know it.
     var passphraseToLearn: [UInt8]?
@@ -48,8 +46,12 @@ final class CipherKeying: ConnectionKeying {
              .SQLITE_ERROR where !isEncrypted && FileDiagnosis.hasUnreadableSQLiteHeader(path: path),
              // The same file opened with a wrong key or salt.
              .SQLITE_ERROR where isEncrypted:
-            if isEncrypted, let keyBytes = keyForDiagnosis?.bytes, let settings = settingsForDiagnosis,
-               let probe = probeFormats(path: path, keyBytes: keyBytes, candidates: [(nil, settings)])
+            // Not for a pool connection keyed with the pool's derived key: its NOTADB tells the
+            // pool to forget that key (a file restored with a new salt) and derive it again.
+            if isEncrypted, !usedCachedKey, let keyBytes = keyForDiagnosis?.bytes,
+               let settings = Self.ownSettings(db),
+               let probe = probeFormats(path: path, keyBytes: keyBytes, candidates: [(nil, settings)]),
+               probe.damage == nil
             {
                 // The same key and settings open the file: the failure was not about them.
                 // SQLCipher reads the salt once, and a failed read there (an I/O error) or a
@@ -68,6 +70,13 @@ final class CipherKeying: ConnectionKeying {
         }
     }
 
+    /// The cipher settings the connection used, as a probe applies them.
+    private static func ownSettings(_ db: Database) -> CipherSettings? {
+        guard var settings = try? db.currentCipherSettings() else { return nil }
+        settings.compatibility = nil
+        return settings
+    }
+
     func connectionDidOpen(_ db: Database) throws {
         try db.noticeKeyFromSQL()
         teachKeyCacheIfNeeded(db)
@@ -76,7 +85,6 @@ final class CipherKeying: ConnectionKeying {
     func connectionDidFinishOpening(_ db: Database) {
         keyForDiagnosis?.wipe()
         keyForDiagnosis = nil
-        settingsForDiagnosis = nil
     }
 
     func connectionWillClose(_ db: Database) {

@@ -100,6 +100,10 @@ extension Database {
             try? rollback()
             throw refuse(.SQLITE_CORRUPT, "the file is damaged (cipher_integrity_check: \(damage.prefix(3).joined(separator: "; "))); the passphrase was not changed")
         }
+        // The first page as the file holds it: a committed re-key of a rollback-journal file
+        // rewrites it (a new IV), which tells a re-key that happened from one SQLCipher rolled
+        // back, whatever the keys (see below).
+        let firstPageBefore = fileIsComplete ? firstPageBytes() : nil
         let code = keyBytes.withUnsafeBytes { sqlite3_rekey(handle, $0.baseAddress, CInt($0.count)) }
         if code != SQLITE_OK {
             let error = makeDatabaseError(code, handle)
@@ -111,14 +115,28 @@ extension Database {
         }
         do {
             try verifyKey(keyBytes, settings: settings)
-        } catch let error as DatabaseError where fileIsComplete && cipherIntegrityCheckRows().isEmpty {
+        } catch let error as DatabaseError
+            where error.resultCode == .SQLITE_NOTADB && firstPageBefore != nil
+                && firstPageBytes() == firstPageBefore && cipherIntegrityCheckRows().isEmpty
+        {
             // SQLCipher stops a re-key at a page it cannot read (an I/O error), rolls it back,
-            // and reports success. Every page of the file still authenticates with this
-            // connection's key: the re-key did not happen.
-            throw refuse(.SQLITE_IOERR, "the re-key did not complete (SQLCipher could not read the file, and rolled the re-key back); the passphrase was not changed (\(error.message ?? "verification failed"))")
+            // and reports success. The file's first page is as it was (a committed re-key of a
+            // rollback-journal file rewrites it; in the WAL mode, it leaves the file's pages
+            // under the old key, which the check below reads with the new one and rejects),
+            // and every page authenticates: the re-key did not happen. This connection's codec
+            // is left with the new key for writing: it cannot be used any longer.
+            throw refuse(.SQLITE_IOERR, "the re-key did not complete (SQLCipher could not read the file, and rolled the re-key back): the passphrase was not changed, and this connection can no longer use the database: close it and open the database again (\(error.message ?? "verification failed"))")
         }
         // A pool's derived key is the old one now.
         cipherKeying.keyCache?.wipeKey()
+    }
+
+    /// The bytes of the file's first page, read beside SQLite; nil when they cannot be read.
+    private func firstPageBytes() -> Data? {
+        guard let pageSize = try? Int.fetchOne(self, sql: "PRAGMA main.page_size"),
+              let file = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? file.close() }
+        return try? file.read(upToCount: pageSize)
     }
 
     /// Reads the database file with `keyBytes` from a fresh connection.

@@ -20,7 +20,8 @@ extension Database {
                 message: "vacuum(into:): the database has a plaintext header, which a copy cannot keep "
                     + "with the same key: use exportDatabase(to:options:) with the key and settings of the copy")
         }
-        if let size = (try? FileManager.default.attributesOfItem(atPath: filePath))?[.size] as? Int, size > 0 {
+        let previousSize = (try? FileManager.default.attributesOfItem(atPath: filePath))?[.size] as? Int
+        if let size = previousSize, size > 0 {
             // SQLite's own error for VACUUM INTO an existing file.
             throw DatabaseError(resultCode: .SQLITE_ERROR, message: "output file already exists", sql: "VACUUM INTO ?")
         }
@@ -55,7 +56,14 @@ extension Database {
         } catch {
             if attached { try? execute(sql: "DETACH DATABASE \(schema)") }
             attached = false
-            removeFileAndSidecars(filePath)
+            // No partial copy: removed when the call created it, emptied again when it was an
+            // empty file.
+            if previousSize == nil {
+                removeFileAndSidecars(filePath)
+            } else {
+                truncate(filePath, 0)
+                removeFileAndSidecars(filePath, keepingMainFile: true)
+            }
             throw error
         }
     }
@@ -84,7 +92,7 @@ extension Database {
         do {
             _ = try Row.fetchAll(self, sql: "SELECT sqlcipher_export(\(arguments))")
         } catch let error as DatabaseError where error.resultCode == .SQLITE_ERROR {
-            let codes: [ResultCode] = [.SQLITE_IOERR, .SQLITE_FULL, .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_BUSY, .SQLITE_NOMEM, .SQLITE_READONLY]
+            let codes: [ResultCode] = [.SQLITE_IOERR, .SQLITE_FULL, .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_BUSY, .SQLITE_NOMEM, .SQLITE_READONLY, .SQLITE_INTERRUPT]
             if let code = codes.first(where: { error.message == String(cString: sqlite3_errstr($0.rawValue)) }) {
                 throw DatabaseError(resultCode: code, message: error.message, sql: error.sql)
             }

@@ -62,7 +62,6 @@ extension Database {
     /// Sets a key, passphrase or raw, then the cipher settings of the file.
     public func use(_ key: CipherKey, settings: CipherSettings = CipherSettings()) throws {
         try key.withKeyBytes { try useKeyBytes($0) }
-        cipherKeying.settingsForDiagnosis = settings
         if !settings.isEmpty {
             try applyCipherSettings(settings)
         }

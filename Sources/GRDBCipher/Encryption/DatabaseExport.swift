@@ -100,9 +100,11 @@ extension DatabaseReader {
 
     /// Runs `body` on a connection that can attach a new file.
     private func withExportingDatabase<T>(_ body: (Database) throws -> T) throws -> T {
-        if configuration.readonly, !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") {
-            // A read-only connection would attach the new file read-only: export from a
-            // dedicated read-write connection, which still only reads the source.
+        if configuration.readonly || self is DatabasePool, !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") {
+            // A read-only connection (a read-only configuration, or a pool's reader) would
+            // attach the new file read-only: export from a dedicated read-write connection,
+            // which still only reads the source (in the WAL mode, without blocking the pool's
+            // writer).
             var exportConfiguration = configuration
             exportConfiguration.readonly = false
             exportConfiguration.journalMode = .default

@@ -90,6 +90,30 @@ struct PoolEncryptionTests {
         #expect(try dbPool.read { $0.usedCachedKey } == false)
     }
 
+    /// A file put in place of the pool's (a restored backup: same passphrase, another salt)
+    /// does not open with the key the pool derived: the pool derives it again, and is not
+    /// told "an I/O error, try again" by the diagnosis of failed opens.
+    @Test func aFileWithAnotherSaltMakesThePoolDeriveAgain() throws {
+        let directory = try TemporaryDirectory()
+        let source = PassphraseSource("secret")
+        let dbPool = try Self.makePool(directory, source)
+        try dbPool.write { try $0.execute(sql: "CREATE TABLE t(a); INSERT INTO t VALUES (1)") }
+        #expect(try dbPool.read { try Int.fetchOne($0, sql: "SELECT a FROM t") } == 1)
+        _ = try dbPool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+        let copy = directory.path("copy.sqlite")
+        _ = try dbPool.exportDatabase(to: copy, options: .encrypted(with: .passphrase("secret")))
+        let copyQueue = try DatabaseQueue(path: copy, configuration: {
+            var config = Configuration()
+            config.prepareDatabase { try $0.usePassphrase("secret") }
+            return config
+        }())
+        try copyQueue.write { try $0.execute(sql: "UPDATE t SET a = 2") }
+        try copyQueue.close()
+        dbPool.invalidateReadOnlyConnections()
+        #expect(rename(copy, dbPool.path) == 0)
+        #expect(try dbPool.read { try Int.fetchOne($0, sql: "SELECT a FROM t") } == 2)
+    }
+
     @Test func anUnavailablePassphraseFailsNewReadersOnly() throws {
         let directory = try TemporaryDirectory()
         let source = PassphraseSource("secret")

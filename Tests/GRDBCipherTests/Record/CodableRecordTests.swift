@@ -7,6 +7,42 @@ import Testing
 
 @Suite("Codable records")
 struct CodableRecordTests {
+    /// Coding keys that are plain values of 2, 4 and 8 bytes: the decoder remembers their
+    /// columns by their bits (docs/UnsafeCode.md), and keys with other bits find other columns.
+    @Test func plainCodingKeysOfEveryWidth() throws {
+        struct Keyed<Raw: FixedWidthInteger & Sendable>: Decodable, FetchableRecord {
+            struct Key: CodingKey {
+                var raw: Raw
+                init(_ raw: Raw) { self.raw = raw }
+                init?(stringValue: String) { return nil }
+                init?(intValue: Int) { return nil }
+                var stringValue: String { ["id", "name", "score"][Int(raw)] }
+                var intValue: Int? { nil }
+            }
+            var id: Int
+            var name: String
+            var score: Double
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: Key.self)
+                id = try container.decode(Int.self, forKey: Key(0))
+                name = try container.decode(String.self, forKey: Key(1))
+                score = try container.decode(Double.self, forKey: Key(2))
+            }
+        }
+        let test = try TestDatabase()
+        let sql = "SELECT 1 AS score, 'a' AS name, 10 AS id UNION ALL SELECT 2.5, 'b', 20"
+        try test.dbQueue.read { (db: Database) throws in
+            let narrow = try Keyed<Int16>.fetchAll(db, sql: sql)
+            let middle = try Keyed<Int32>.fetchAll(db, sql: sql)
+            let wide = try Keyed<Int64>.fetchAll(db, sql: sql)
+            for records in [narrow.map { ($0.id, $0.name, $0.score) }, middle.map { ($0.id, $0.name, $0.score) }, wide.map { ($0.id, $0.name, $0.score) }] {
+                #expect(records.map(\.0) == [10, 20])
+                #expect(records.map(\.1) == ["a", "b"])
+                #expect(records.map(\.2) == [1, 2.5])
+            }
+        }
+    }
+
     // MARK: Coding paths (REC-1)
 
     /// A value stored in one column as text; remembers the coding path it was decoded with.

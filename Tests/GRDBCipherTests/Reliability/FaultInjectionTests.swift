@@ -118,7 +118,9 @@ enum FaultInjection {
         } catch {
             faultvfs_disarm()
             do {
-                let count = try writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM base") }
+                // The writer connection, the one that met the fault (a pool's `read` would
+                // take a reader).
+                let count = try writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM base") }
                 if count != baseRows {
                     throw FaultCheckFailure("after the fault, the connection reads \(count ?? -1) base rows")
                 }
