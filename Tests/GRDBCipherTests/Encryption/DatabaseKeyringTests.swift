@@ -325,8 +325,12 @@ struct DatabaseKeyringTests {
         let failures = LockedValue<[String]>([])
         let reads = LockedValue(0)
         let group = DispatchGroup()
+        // Both readers have read once before the rotations begin (on a loaded machine, the
+        // rotations could otherwise end before a reader thread starts).
+        let readersStarted = DispatchSemaphore(value: 0)
         for _ in 0..<2 {
             DispatchQueue.global().async(group: group) {
+                var first = true
                 while !stop.read() {
                     do {
                         let count = try dbPool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM t") }
@@ -335,9 +339,12 @@ struct DatabaseKeyringTests {
                     } catch {
                         failures.update { $0.append("\(error)") }
                     }
+                    if first { first = false; readersStarted.signal() }
                 }
             }
         }
+        readersStarted.wait()
+        readersStarted.wait()
         for _ in 0..<3 {
             try keyring.rotateDataKey(in: dbPool)
         }
