@@ -6,7 +6,7 @@ ifeq ($(CI),true)
 SWIFT_FLAGS += -Xswiftc -warnings-as-errors
 endif
 
-.PHONY: deps build test test-plain test-encrypted crash-trials crash-trials-short soak soak-short damaged-files check-unsafe demo clean fixtures bench mirror-test sanitize sanitize-address sanitize-thread
+.PHONY: deps build test test-plain test-encrypted crash-trials crash-trials-short soak soak-short damaged-files check-unsafe service-test demo clean fixtures bench mirror-test sanitize sanitize-address sanitize-thread
 
 deps:
 	@./scripts/deps.sh
@@ -84,6 +84,12 @@ crash-trials-short:
 	@echo "== crash trials (short)"
 	GRDBCIPHER="$(GRDBCIPHER_BIN)" CRASH_TRIALS_MB=20 ./scripts/crash-trials.sh 10
 	TORTURE="$(TORTURE_BIN)" ./scripts/library-crash-trials.sh 9
+
+# The service integration (Integrations/GRDBCipherService, docs/Service.md): its own package, one
+# build, then its tests.
+service-test: deps
+	cd Integrations/GRDBCipherService && $(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	cd Integrations/GRDBCipherService && $(SWIFT) test --skip-build
 
 # Builds and runs Integrations/GRDBMirrorTest, a library written for GRDB, through a SwiftPM
 # mirror of GRDB.swift to a tagged clone of this checkout's HEAD (scripts/mirror-test.sh).
