@@ -184,7 +184,17 @@ public final class DatabaseService: Service, Sendable {
         } catch {
             logger.warning("the WAL was not checkpointed before closing", metadata: ["error": "\(error)"])
         }
-        try writer.close()
+        // Accesses queued behind the barrier (a health check, a late request) run when it
+        // ends: closing waits for them, up to the timeout.
+        let deadline = ContinuousClock.now.advanced(by: options.shutdownTimeout)
+        while true {
+            do {
+                try writer.close()
+                break
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+        }
         logger.info("database closed", metadata: ["path": "\(path)"])
     }
 

@@ -70,6 +70,19 @@ func makeService(_ scratch: Scratch, options: DatabaseServiceOptions = DatabaseS
     return try DatabaseService(path: path, key: .keyring(.passphrase(slotSecret)), migrator: migrator, options: options, logger: logger)
 }
 
+/// Runs the service under a graceful-shutdown trigger of ServiceLifecycleTestKit, and triggers
+/// the shutdown once `whileRunning` returns.
+func runThenShutDown(_ service: DatabaseService, whileRunning: @Sendable () async throws -> Void = {}) async throws {
+    try await testGracefulShutdown { trigger in
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await service.run() }
+            try await whileRunning()
+            trigger.triggerGracefulShutdown()
+            try await group.waitForAll()
+        }
+    }
+}
+
 @Suite("DatabaseService")
 struct DatabaseServiceTests {
     @Test func opensMigratesServesAndStopsOnGracefulShutdown() async throws {
@@ -78,13 +91,8 @@ struct DatabaseServiceTests {
         let service = try makeService(scratch, logger: logs.logger)
         // Ready before the service runs: migrated.
         try await service.write { db in try db.execute(sql: "INSERT INTO note(body) VALUES ('first')") }
-        try await testGracefulShutdown { trigger in
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await service.run() }
-                try await service.write { db in try db.execute(sql: "INSERT INTO note(body) VALUES ('second')") }
-                trigger.triggerGracefulShutdown()
-                try await group.waitForAll()
-            }
+        try await runThenShutDown(service) {
+            try await service.write { db in try db.execute(sql: "INSERT INTO note(body) VALUES ('second')") }
         }
         // Closed: the WAL checkpointed and gone, the content in the file, under the keyring's key.
         let walSize = (try? FileManager.default.attributesOfItem(atPath: scratch.path + "/notes.db-wal"))?[.size] as? Int
@@ -118,19 +126,15 @@ struct DatabaseServiceTests {
         let endless = Task {
             try await service.read { db in
                 started.continuation.yield()
-                return try Int.fetchOne(db, sql: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT COUNT(*) FROM c")
+                // Long (many seconds), not endless: without the interruption, the test fails
+                // on its duration instead of hanging.
+                return try Int.fetchOne(db, sql: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 300000000) SELECT COUNT(*) FROM c")
             }
         }
         var iterator = started.stream.makeAsyncIterator()
         await iterator.next()
         let start = ContinuousClock.now
-        try await testGracefulShutdown { trigger in
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await service.run() }
-                trigger.triggerGracefulShutdown()
-                try await group.waitForAll()
-            }
-        }
+        try await runThenShutDown(service)
         #expect(start.duration(to: .now) < .seconds(5))
         await #expect(throws: DatabaseError.self) { try await endless.value }
     }
@@ -155,13 +159,7 @@ struct DatabaseServiceTests {
         await iterator.next()
         let start = ContinuousClock.now
         await #expect(throws: DatabaseServiceError.self) {
-            try await testGracefulShutdown { trigger in
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { try await service.run() }
-                    trigger.triggerGracefulShutdown()
-                    try await group.waitForAll()
-                }
-            }
+            try await runThenShutDown(service)
         }
         #expect(start.duration(to: .now) < .seconds(2))
         #expect(logs.entries.contains { $0.level == .error })
