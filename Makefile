@@ -6,7 +6,7 @@ ifeq ($(CI),true)
 SWIFT_FLAGS += -Xswiftc -warnings-as-errors
 endif
 
-.PHONY: deps build test test-plain test-encrypted crash-trials crash-trials-short soak soak-short damaged-files check-unsafe service-test demo clean fixtures bench mirror-test sanitize sanitize-address sanitize-thread
+.PHONY: deps build test test-plain test-encrypted crash-trials crash-trials-short soak soak-short damaged-files check-unsafe service-test example-test load-test demo clean fixtures bench mirror-test sanitize sanitize-address sanitize-thread
 
 deps:
 	@./scripts/deps.sh
@@ -90,6 +90,13 @@ crash-trials-short:
 service-test: deps
 	cd Integrations/GRDBCipherService && $(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	cd Integrations/GRDBCipherService && $(SWIFT) test --skip-build
+
+# The example service (Examples/EncryptedNotes, docs/Service.md): one build, then the real
+# server driven over HTTP on 127.0.0.1 (scripts/example-test.py): create, search, event
+# stream, backup and restore, bytes on disk, SIGTERM, kill -9 during writes.
+example-test: deps
+	cd Examples/EncryptedNotes && $(SWIFT) build $(SWIFT_FLAGS)
+	python3 scripts/example-test.py Examples/EncryptedNotes/.build/debug/encrypted-notes
 
 # Builds and runs Integrations/GRDBMirrorTest, a library written for GRDB, through a SwiftPM
 # mirror of GRDB.swift to a tagged clone of this checkout's HEAD (scripts/mirror-test.sh).

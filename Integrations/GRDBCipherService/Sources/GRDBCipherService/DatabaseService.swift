@@ -77,7 +77,10 @@ public final class DatabaseService: Service, Sendable {
     let metrics: DatabaseMetrics
     let options: DatabaseServiceOptions
     private let keyring: DatabaseKeyring?
-    private let path: String
+    let path: String
+    /// The configuration of the pool's connections, keyed, without the service's tracing:
+    /// backups open their files with it.
+    let connectionConfiguration: Configuration
 
     /// Opens the database and runs the migrations.
     ///
@@ -93,14 +96,8 @@ public final class DatabaseService: Service, Sendable {
         configure: (inout Configuration) -> Void = { _ in }) throws
     {
         let metrics = DatabaseMetrics(factory: options.metricsFactory)
-        var configuration = Configuration()
-        var keyring: DatabaseKeyring?
-        if case .keyring(let source, let slot, let keyringPath) = key.kind {
-            let unlocked = try DatabaseKeyring.unlock(databaseAt: path, keyringPath: keyringPath, with: source, slot: slot)
-            keyring = unlocked
-            configuration.prepareDatabase { db in try db.useKeyring(unlocked) }
-        }
-        configure(&configuration)
+        let (connectionConfiguration, keyring) = try Self.keyedConfiguration(path: path, key: key, configure: configure)
+        var configuration = connectionConfiguration
         if let threshold = options.slowStatementThreshold {
             let seconds = Double(threshold.components.seconds) + Double(threshold.components.attoseconds) / 1e18
             configuration.prepareDatabase { db in
@@ -126,11 +123,30 @@ public final class DatabaseService: Service, Sendable {
             throw error
         }
         self.keyring = keyring
+        self.connectionConfiguration = connectionConfiguration
         self.metrics = metrics
         self.options = options
         self.logger = logger
         self.path = path
         logger.info("database ready", metadata: ["path": "\(path)", "keyring": "\(keyring != nil)"])
+    }
+
+    /// The configuration of connections to the database at `path`, keyed as `key` says, then
+    /// changed by `configure`; and the unlocked keyring, if any.
+    static func keyedConfiguration(
+        path: String,
+        key: DatabaseServiceKey,
+        configure: (inout Configuration) -> Void) throws -> (Configuration, DatabaseKeyring?)
+    {
+        var configuration = Configuration()
+        var keyring: DatabaseKeyring?
+        if case .keyring(let source, let slot, let keyringPath) = key.kind {
+            let unlocked = try DatabaseKeyring.unlock(databaseAt: path, keyringPath: keyringPath, with: source, slot: slot)
+            keyring = unlocked
+            configuration.prepareDatabase { db in try db.useKeyring(unlocked) }
+        }
+        configure(&configuration)
+        return (configuration, keyring)
     }
 
     /// Serves until a graceful shutdown (or the task's cancellation), measuring the WAL; then
@@ -213,10 +229,19 @@ public final class DatabaseService: Service, Sendable {
 public enum DatabaseServiceError: Error, CustomStringConvertible {
     /// Accesses were still running after the shutdown timeout and their interruption.
     case shutdownTimedOut
+    /// A backup was asked into an existing file.
+    case backupExists(String)
+    /// A backup, or a copy made to restore one, failed its checks.
+    case backupNotVerified(String, String)
+    /// A file could not be synced or renamed (the path or operation, and `errno`).
+    case fileSystem(String, Int32)
 
     public var description: String {
         switch self {
         case .shutdownTimedOut: "database accesses were still running after the shutdown timeout and their interruption"
+        case .backupExists(let path): "a file exists at \(path): a backup never replaces one"
+        case let .backupNotVerified(path, problem): "the copy at \(path) failed its checks (\(problem)); nothing was replaced"
+        case let .fileSystem(operation, code): "\(operation) failed: \(String(cString: strerror(code)))"
         }
     }
 }
