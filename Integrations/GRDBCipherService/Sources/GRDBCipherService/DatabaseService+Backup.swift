@@ -29,6 +29,7 @@ extension DatabaseService {
     /// ```swift
     /// let report = try await database.backup(to: "/var/backups/notes/notes-2026-11-28.db")
     /// ```
+    @discardableResult
     public func backup(to path: String) async throws -> DatabaseBackupReport {
         let start = ContinuousClock.now
         guard !FileManager.default.fileExists(atPath: path) else {
