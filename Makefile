@@ -93,10 +93,20 @@ service-test: deps
 
 # The example service (Examples/EncryptedNotes, docs/Service.md): one build, then the real
 # server driven over HTTP on 127.0.0.1 (scripts/example-test.py): create, search, event
-# stream, backup and restore, bytes on disk, SIGTERM, kill -9 during writes.
+# stream, backup and restore, bytes on disk, SIGTERM, kill -9 during writes. First, the code
+# blocks of docs/Service.md must match the example's code (scripts/check-snippets.py).
 example-test: deps
+	python3 scripts/check-snippets.py
 	cd Examples/EncryptedNotes && $(SWIFT) build $(SWIFT_FLAGS)
 	python3 scripts/example-test.py Examples/EncryptedNotes/.build/debug/encrypted-notes
+
+# The load figure of the example service (docs/Performance.md): a release build, then wrk on
+# loopback against an encrypted and a plaintext database, alternately (scripts/load-test.py).
+# A benchmark: not in CI. Needs wrk (Debian's package; installed here if missing).
+load-test: deps
+	command -v wrk >/dev/null || $$( [ "$$(id -u)" -eq 0 ] || echo sudo ) apt-get install -y -qq wrk
+	cd Examples/EncryptedNotes && $(SWIFT) build -c release
+	python3 scripts/load-test.py Examples/EncryptedNotes/.build/release/encrypted-notes
 
 # Builds and runs Integrations/GRDBMirrorTest, a library written for GRDB, through a SwiftPM
 # mirror of GRDB.swift to a tagged clone of this checkout's HEAD (scripts/mirror-test.sh).

@@ -52,14 +52,14 @@ def word():
 
 
 class Server:
-    def __init__(self, directory, *extra):
+    def __init__(self, directory, *extra, prefix=()):
         self.directory = directory
         self.port_file = os.path.join(directory, "port")
         if os.path.exists(self.port_file):
             os.unlink(self.port_file)
         self.log = open(os.path.join(directory, "server.log"), "a")
         self.process = subprocess.Popen(
-            [SERVER, "serve", "--database", os.path.join(directory, "notes.db"),
+            [*prefix, SERVER, "serve", "--database", os.path.join(directory, "notes.db"),
              "--key-file", os.path.join(directory, "key"), "--port", "0",
              "--port-file", self.port_file, "--backups", os.path.join(directory, "backups"), *extra],
             stdout=self.log, stderr=subprocess.STDOUT)

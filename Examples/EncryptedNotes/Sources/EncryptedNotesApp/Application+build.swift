@@ -18,6 +18,8 @@ public struct NotesSettings: Sendable {
     /// A file that receives the port once the server listens.
     public var portFile: String?
     public var logLevel: Logger.Level = .info
+    /// The number of reader connections of the pool; nil: the library's default.
+    public var maximumReaderCount: Int?
 
     public init(databasePath: String, key: DatabaseServiceKey, backupDirectory: String) {
         self.databasePath = databasePath
@@ -36,13 +38,17 @@ public func buildApplication(_ settings: NotesSettings) throws -> some Applicati
         logger.logLevel = settings.logLevel
         return logger
     }()
+    // snippet: wiring
     try DatabaseService.bootstrapLogging(logger, sqlcipherLogLevel: .warn)
 
     let database = try DatabaseService(
         path: settings.databasePath,
         key: settings.key,
         migrator: .notes,
-        logger: logger)
+        logger: logger,
+        configure: { configuration in
+            if let readers = settings.maximumReaderCount { configuration.maximumReaderCount = readers }
+        })
     let repository = DatabaseNoteRepository(database: database)
 
     let router = Router()
@@ -74,6 +80,7 @@ public func buildApplication(_ settings: NotesSettings) throws -> some Applicati
     // Services start in order and stop in reverse: the server, added by Hummingbird after
     // these, stops before the database.
     app.addServices(database)
+    // end snippet: wiring
     return app
 }
 

@@ -22,9 +22,22 @@ public protocol NoteRepository: Sendable {
 /// The notes in the database of a ``DatabaseService``.
 public struct DatabaseNoteRepository: NoteRepository {
     let database: DatabaseService
+    private let noteCreation: GroupCommit<NewNote, NoteInfo?>
+
+    struct NewNote: Sendable {
+        var userID: Int64
+        var title: String
+        var body: String
+    }
 
     public init(database: DatabaseService) {
         self.database = database
+        noteCreation = GroupCommit(database: database) { db, new in
+            guard try User.exists(db, id: new.userID) else { return nil }
+            var note = Note(id: nil, userId: new.userID, title: new.title, body: new.body, createdAt: Date())
+            try note.insert(db)
+            return try Self.withAuthors(Note.filter(id: note.id!)).fetchOne(db)
+        }
     }
 
     public func createUser(name: String) async throws -> User {
@@ -36,12 +49,7 @@ public struct DatabaseNoteRepository: NoteRepository {
     }
 
     public func createNote(userID: Int64, title: String, body: String) async throws -> NoteInfo? {
-        try await database.write { db in
-            guard try User.exists(db, id: userID) else { return nil }
-            var note = Note(id: nil, userId: userID, title: title, body: body, createdAt: Date())
-            try note.insert(db)
-            return try Self.withAuthors(Note.filter(id: note.id!)).fetchOne(db)
-        }
+        try await noteCreation.write(NewNote(userID: userID, title: title, body: body))
     }
 
     public func notes(userID: Int64, limit: Int) async throws -> [NoteInfo] {
@@ -56,6 +64,7 @@ public struct DatabaseNoteRepository: NoteRepository {
         }
     }
 
+    // snippet: search
     public func search(userID: Int64, query: String, limit: Int) async throws -> [NoteInfo] {
         // Nil when the query has no word: then nothing matches.
         guard let pattern = FTS5Pattern(matchingAllPrefixesIn: query) else { return [] }
@@ -69,13 +78,16 @@ public struct DatabaseNoteRepository: NoteRepository {
             return try Self.withAuthors(request).fetchAll(db)
         }
     }
+    // end snippet: search
 
+    // snippet: observe
     public func observeNotes(userID: Int64, limit: Int) -> any AsyncSequence<[NoteInfo], any Error> & Sendable {
         ValueObservation
             .tracking { db in try Self.latestNotes(userID: userID, limit: limit).fetchAll(db) }
             .removeDuplicates()
             .values(in: database.writer)
     }
+    // end snippet: observe
 
     public func backup(to path: String) async throws -> DatabaseBackupReport {
         try await database.backup(to: path)

@@ -95,6 +95,7 @@ struct NotesController<Repository: NoteRepository> {
     }
 
     /// Server-sent events, one per value, until the client leaves or the service shuts down.
+    // snippet: event-stream
     static func eventStream(of updates: some AsyncSequence<[NoteInfo], any Error> & Sendable) -> ResponseBody {
         ResponseBody { writer in
             let encoder = JSONEncoder()
@@ -109,6 +110,7 @@ struct NotesController<Repository: NoteRepository> {
             try await writer.finish(nil)
         }
     }
+    // end snippet: event-stream
 
     private func limit(_ request: Request) -> Int {
         let asked = request.uri.queryParameters.get("limit", as: Int.self) ?? 20

@@ -13,7 +13,7 @@ let usage = """
     usage:
       encrypted-notes init    --database PATH (--key-file PATH | --credential NAME) [--recovery-key-file PATH]
       encrypted-notes serve   --database PATH (--key-file PATH | --credential NAME | --plaintext-for-benchmarks)
-                              [--hostname 127.0.0.1] [--port 8080] [--port-file PATH] [--backups DIR] [--log-level info]
+                              [--hostname 127.0.0.1] [--port 8080] [--port-file PATH] [--backups DIR] [--log-level info] [--readers N]
       encrypted-notes restore --database PATH --backup PATH (--key-file PATH | --credential NAME)
 
     With neither --key-file nor --credential, the systemd credential "notes-db-key" is used.
@@ -58,6 +58,7 @@ struct Options {
     }
 }
 
+// snippet: keyring
 func initialize(_ options: Options) throws {
     let path = try options.required("--database")
     var slots = [KeySlot.source("primary", options.keySource)]
@@ -67,6 +68,7 @@ func initialize(_ options: Options) throws {
     try DatabaseKeyring.create(databaseAt: path, slots: slots)
     print("created the keyring of \(path) with the slots \(slots.map(\.name).joined(separator: ", "))")
 }
+// end snippet: keyring
 
 func serve(_ options: Options) async throws {
     let path = try options.required("--database")
@@ -80,6 +82,10 @@ func serve(_ options: Options) async throws {
         settings.port = number
     }
     settings.portFile = options["--port-file"]
+    if let readers = options["--readers"] {
+        guard let number = Int(readers), number > 0 else { throw UsageError(description: "--readers takes a positive number") }
+        settings.maximumReaderCount = number
+    }
     if let level = options["--log-level"] {
         guard let parsed = Logger.Level(rawValue: level) else { throw UsageError(description: "unknown log level \(level)") }
         settings.logLevel = parsed
@@ -88,12 +94,14 @@ func serve(_ options: Options) async throws {
     try await app.runService()
 }
 
+// snippet: restore
 func restore(_ options: Options) throws {
     let path = try options.required("--database")
     let backup = try options.required("--backup")
     let replaced = try DatabaseService.restore(backupAt: backup, to: path, key: .keyring(options.keySource))
     print("restored \(path) from \(backup)" + (replaced.map { "; the replaced files are at \($0)" } ?? ""))
 }
+// end snippet: restore
 
 let arguments = CommandLine.arguments.dropFirst()
 do {

@@ -84,6 +84,9 @@ public final class DatabaseService: Service, Sendable {
 
     /// Opens the database and runs the migrations.
     ///
+    /// Throws ``DatabaseServiceError/schemaIsNewer``, before any migration, when the database
+    /// has migrations `migrator` does not know: a newer version of the service migrated it.
+    ///
     /// - parameter configure: changes the configuration of the pool's connections. With
     ///   ``DatabaseServiceKey/keyring(_:slot:keyringPath:)``, the configuration it receives
     ///   already keys each connection first; its own `prepareDatabase` functions run after.
@@ -114,6 +117,11 @@ public final class DatabaseService: Service, Sendable {
         do {
             writer = try DatabasePool(path: path, configuration: configuration)
             if let migrator {
+                // A database migrated by a newer version of the service: this one does not
+                // know its schema, and must not serve it.
+                if try writer.read({ try migrator.hasBeenSuperseded($0) }) {
+                    throw DatabaseServiceError.schemaIsNewer
+                }
                 try migrator.migrate(writer)
             }
         } catch {
@@ -229,6 +237,9 @@ public final class DatabaseService: Service, Sendable {
 public enum DatabaseServiceError: Error, CustomStringConvertible {
     /// Accesses were still running after the shutdown timeout and their interruption.
     case shutdownTimedOut
+    /// The database has migrations this service does not know: a newer version of the service
+    /// migrated it.
+    case schemaIsNewer
     /// A backup was asked into an existing file.
     case backupExists(String)
     /// A backup, or a copy made to restore one, failed its checks.
@@ -239,6 +250,7 @@ public enum DatabaseServiceError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .shutdownTimedOut: "database accesses were still running after the shutdown timeout and their interruption"
+        case .schemaIsNewer: "the database was migrated by a newer version of the service (it has migrations this one does not know): restore a backup of this version, or run the newer version"
         case .backupExists(let path): "a file exists at \(path): a backup never replaces one"
         case let .backupNotVerified(path, problem): "the copy at \(path) failed its checks (\(problem)); nothing was replaced"
         case let .fileSystem(operation, code): "\(operation) failed: \(String(cString: strerror(code)))"

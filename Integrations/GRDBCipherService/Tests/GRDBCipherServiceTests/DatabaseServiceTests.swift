@@ -107,6 +107,25 @@ struct DatabaseServiceTests {
         #expect(logs.entries.map(\.message).contains("database closed"))
     }
 
+    @Test func aDatabaseMigratedByANewerVersionIsRefused() async throws {
+        let scratch = try Scratch()
+        let service = try makeService(scratch)
+        try await service.stop()
+        var newer = migrator
+        newer.registerMigration("a later version") { db in
+            try db.alter(table: "note") { t in t.add(column: "archived", .boolean) }
+        }
+        let path = scratch.path + "/notes.db"
+        let upgraded = try DatabaseService(path: path, key: .keyring(.passphrase(slotSecret)), migrator: newer, logger: Logger(label: "test"))
+        try await upgraded.stop()
+        #expect {
+            _ = try DatabaseService(path: path, key: .keyring(.passphrase(slotSecret)), migrator: migrator, logger: Logger(label: "test"))
+        } throws: { error in
+            guard case DatabaseServiceError.schemaIsNewer? = error as? DatabaseServiceError else { return false }
+            return true
+        }
+    }
+
     @Test func aWrongKeyDoesNotOpen() throws {
         let scratch = try Scratch()
         _ = try makeService(scratch)
