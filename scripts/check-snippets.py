@@ -44,6 +44,10 @@ def main():
             return f"<!-- snippet: {source}#{name} -->\n```swift\n{expected}```\n"
 
         updated = MARK.sub(replace, text)
+        markers = text.count("<!-- snippet:")
+        matched = len(MARK.findall(text))
+        if markers != matched:
+            raise SystemExit(f"check-snippets: {guide} has {markers} snippet markers, {matched} followed by a ```swift block")
         if write and updated != text:
             open(path, "w").write(updated)
     if stale and not write:

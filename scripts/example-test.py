@@ -299,6 +299,7 @@ def main():
     print("8. kill -9 during a burst of writes")
     status, dave = server.request("POST", "/users", {"name": "dave"})
     acknowledged = []
+    burst_words = []
     lock = threading.Lock()
     stop = threading.Event()
 
@@ -306,8 +307,11 @@ def main():
         n = 0
         while not stop.is_set():
             title = f"burst {index} {n}"
+            with lock:
+                body = word()
+                burst_words.append(body)
             try:
-                status, note = server.request("POST", f"/users/{dave['id']}/notes", {"title": title, "body": word()}, timeout=5)
+                status, note = server.request("POST", f"/users/{dave['id']}/notes", {"title": title, "body": body}, timeout=5)
             except OSError:
                 return
             if status == 201:
@@ -337,6 +341,7 @@ def main():
     status, health = server.request("GET", "/health")
     check(status == 200, f"healthy after the restart: {health!r}")
     check(server.stop() == 0, "the restarted server stops gracefully")
+    words += burst_words
     leaks = files_holding(directory, words)
     check(not leaks, "no note word on disk at the end" + (f": {leaks[:3]}" if leaks else ""))
 

@@ -9,30 +9,47 @@ extension DatabaseService {
     /// silent, as the library keeps it by default).
     ///
     /// SQLite and SQLCipher have one log each per process: call this once, at start-up, before
-    /// any database opens (SQLite takes its log function only before its first connection).
-    /// Messages carry SQL text and never statement arguments; SQLCipher's lines are read from
-    /// a pipe by a thread of their own, and long hexadecimal strings in them are replaced by
-    /// `<redacted>`, so that no key material can reach the logs.
+    /// any database opens. SQLite takes its log function only before its first connection: if
+    /// one opened earlier, SQLite's own messages are not routed (the library's warnings are).
+    /// Messages carry SQL text and never statement arguments; a message that quotes a keying
+    /// statement (`PRAGMA key`, `ATTACH … KEY`, `PRAGMA cipher_license`) is withheld, and runs of
+    /// 32 or more hexadecimal digits (a raw key, a salt) become `<redacted>`.
+    ///
+    /// SQLCipher writes its log with C's stdio to a file; here the file is a pseudo-terminal
+    /// (which stdio flushes at each line) read by a thread of its own, or a pipe where no
+    /// pseudo-terminal can be had (then stdio delivers SQLCipher's lines by blocks of 4 KiB).
     ///
     /// ```swift
     /// try DatabaseService.bootstrapLogging(logger, sqlcipherLogLevel: .warn)
     /// ```
     public static func bootstrapLogging(_ logger: Logger, sqlcipherLogLevel: Database.SQLCipherLogLevel? = nil) throws {
+        if let sqlcipherLogLevel {
+            try SQLCipherLogPipe.shared.start(logger: logger, level: sqlcipherLogLevel)
+        }
         Database.logError = { resultCode, message in
             let level: Logger.Level = switch resultCode.primaryResultCode {
             case .SQLITE_NOTICE: .notice
             case .SQLITE_SCHEMA: .debug
             default: .warning
             }
-            logger.log(level: level, "sqlite: \(message)", metadata: ["code": "\(resultCode.rawValue)"])
+            logger.log(level: level, "sqlite: \(loggableSQLiteMessage(message))", metadata: ["code": "\(resultCode.rawValue)"])
         }
-        guard let sqlcipherLogLevel else { return }
-        try SQLCipherLogPipe.shared.start(logger: logger, level: sqlcipherLogLevel)
     }
 }
 
-/// SQLCipher writes its log to a file: this one is the write end of a pipe, which a thread
-/// reads line by line into swift-log.
+/// SQLite's message as it may be logged: withheld when it quotes a keying statement, with
+/// long hexadecimal strings redacted.
+func loggableSQLiteMessage(_ message: String) -> String {
+    let folded = message.lowercased()
+    let keying = ["pragma key", "pragma rekey", "pragma hexkey", "pragma hexrekey", "pragma cipher_license", "pragma textkey"]
+    if keying.contains(where: folded.contains) || (folded.contains("attach") && folded.contains(" key ")) {
+        return "(message withheld: it quotes a keying statement)"
+    }
+    return SQLCipherLogLine.redacted(Substring(message))
+}
+
+/// SQLCipher writes its log to a file: this one is a pseudo-terminal (or a pipe), whose other
+/// end a thread reads line by line into swift-log.
 final class SQLCipherLogPipe: @unchecked Sendable {
     static let shared = SQLCipherLogPipe()
 
@@ -45,28 +62,27 @@ final class SQLCipherLogPipe: @unchecked Sendable {
     func start(logger: Logger, level: Database.SQLCipherLogLevel) throws {
         lock.lock()
         defer { lock.unlock() }
-        let firstStart = self.logger == nil
-        self.logger = logger
-        var writeEnd: Int32 = -1
-        if firstStart {
-            var fds: [Int32] = [-1, -1]
-            guard pipe(&fds) == 0 else { throw DatabaseServiceError.fileSystem("pipe", errno) }
-            _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
-            writeEnd = fds[1]
-            let readEnd = fds[0]
-            let thread = Thread { [self] in readLines(from: readEnd) }
-            thread.name = "SQLCipher log"
-            thread.start()
-            anchor = try DatabaseQueue()
+        if let anchor {
+            self.logger = logger
+            try anchor.inDatabase { db in try db.execute(sql: "PRAGMA cipher_log_level = \(level.rawValue)") }
+            return
         }
-        try anchor?.inDatabase { db in
-            if firstStart {
-                try db.enableCipherLogging(logLevel: level, target: .file("/dev/fd/\(writeEnd)"))
-            } else {
-                try db.execute(sql: "PRAGMA cipher_log_level = \(level.rawValue)")
+        let channel = try LogChannel()
+        do {
+            let anchor = try DatabaseQueue()
+            try anchor.inDatabase { db in
+                try db.enableCipherLogging(logLevel: level, target: .file(channel.writerPath))
             }
+            self.anchor = anchor
+        } catch {
+            channel.close()
+            throw error
         }
+        self.logger = logger
+        let readEnd = channel.readEnd
+        let thread = Thread { [self] in readLines(from: readEnd) }
+        thread.name = "SQLCipher log"
+        thread.start()
     }
 
     private func currentLogger() -> Logger? {
@@ -92,6 +108,89 @@ final class SQLCipherLogPipe: @unchecked Sendable {
                 }
             }
         }
+    }
+}
+
+/// Where SQLCipher writes (`writerPath`) and where its lines are read (`readEnd`).
+struct LogChannel {
+    let readEnd: Int32
+    let writerPath: String
+    /// The writer's end, kept open by us: for a pseudo-terminal, so that reads never see its
+    /// end; for a pipe, the end SQLCipher opens again by its /dev/fd path.
+    private let writeEnd: Int32
+
+    init() throws {
+        if let (master, slave, path) = Self.openPseudoTerminal() {
+            readEnd = master
+            writeEnd = slave
+            writerPath = path
+            return
+        }
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { throw DatabaseServiceError.fileSystem("pipe", errno) }
+        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        readEnd = fds[0]
+        writeEnd = fds[1]
+        writerPath = "/dev/fd/\(fds[1])"
+    }
+
+    func close() {
+        _ = Foundation.close(readEnd)
+        _ = Foundation.close(writeEnd)
+    }
+
+    /// A pseudo-terminal in raw mode (no echo, no line-ending translation), or nil.
+    private static func openPseudoTerminal() -> (Int32, Int32, String)? {
+        guard let functions = PseudoTerminalFunctions() else { return nil }
+        let master = functions.openpt(O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard master >= 0 else { return nil }
+        var name = [CChar](repeating: 0, count: 128)
+        guard functions.grant(master) == 0, functions.unlock(master) == 0,
+              functions.name(master, &name, name.count) == 0 else {
+            _ = Foundation.close(master)
+            return nil
+        }
+        let path = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let slave = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard slave >= 0 else {
+            _ = Foundation.close(master)
+            return nil
+        }
+        var attributes = termios()
+        if tcgetattr(slave, &attributes) == 0 {
+            cfmakeraw(&attributes)
+            _ = tcsetattr(slave, TCSANOW, &attributes)
+        }
+        return (master, slave, path)
+    }
+}
+
+/// The C library's pseudo-terminal functions, which Swift's Glibc module does not import
+/// (they need `_XOPEN_SOURCE`), looked up by name.
+private struct PseudoTerminalFunctions {
+    typealias Open = @convention(c) (Int32) -> Int32
+    typealias Control = @convention(c) (Int32) -> Int32
+    typealias Name = @convention(c) (Int32, UnsafeMutablePointer<CChar>?, Int) -> Int32
+
+    let openpt: Open
+    let grant: Control
+    let unlock: Control
+    let name: Name
+
+    init?() {
+        guard let process = dlopen(nil, RTLD_NOW),
+              let openpt = dlsym(process, "posix_openpt"),
+              let grant = dlsym(process, "grantpt"),
+              let unlock = dlsym(process, "unlockpt"),
+              let name = dlsym(process, "ptsname_r") else { return nil }
+        // Unsafe: each symbol is the C function of this name, whose C signature the type
+        // spells: int posix_openpt(int), int grantpt(int), int unlockpt(int),
+        // int ptsname_r(int, char *, size_t).
+        self.openpt = unsafeBitCast(openpt, to: Open.self)
+        self.grant = unsafeBitCast(grant, to: Control.self)
+        self.unlock = unsafeBitCast(unlock, to: Control.self)
+        self.name = unsafeBitCast(name, to: Name.self)
     }
 }
 

@@ -38,19 +38,26 @@ extension DatabaseService {
         let partial = Self.sidePath(path, "partial")
         defer { Self.removeDatabaseFiles(partial) }
         let configuration = connectionConfiguration
-        let encrypted = Self.fileIsEncrypted(self.path)
+        let encrypted: Bool
         do {
-            try await writer.read { source in
+            encrypted = try await writer.read { source in
                 let destination = try DatabaseQueue(path: partial, configuration: configuration)
                 try destination.writeWithoutTransaction { try source.backup(to: $0) }
                 try destination.close()
+                return try source.cipherProvider != nil
             }
         } catch {
             if let error = error as? DatabaseError { metrics.recordError(error) }
             throw error
         }
         let pageCount = try Self.verifyCopy(at: partial, configuration: configuration, encrypted: encrypted)
-        try Self.moveIntoPlace(partial, path)
+        try Self.sync(partial)
+        // link(2) fails when a file appeared at `path` meanwhile: a backup never replaces one.
+        guard link(partial, path) == 0 else {
+            if errno == EEXIST { throw DatabaseServiceError.backupExists(path) }
+            throw DatabaseServiceError.fileSystem("link to \(path)", errno)
+        }
+        try Self.sync(Self.directory(of: path))
         let byteCount = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int ?? 0
         let duration = start.duration(to: .now)
         let report = DatabaseBackupReport(
@@ -65,12 +72,13 @@ extension DatabaseService {
     /// Replaces the database at `path` with the backup at `backupPath`, with the service
     /// stopped: no process may have the database open.
     ///
-    /// The backup must open with `key` (for a keyring, the database's keyring unlocks it) and
-    /// pass `integrity_check` and `cipher_integrity_check`. It is then copied beside the
-    /// database, the copy is verified and synced, the current database files are moved aside
-    /// (to `<path>.replaced-<date>` and its `-wal`, kept for you to delete), and the copy is
-    /// renamed to `path`. A failure at any step before the last rename leaves the database as
-    /// it was.
+    /// The backup is copied beside the database, and the copy must open with `key` (for a
+    /// keyring, the database's keyring unlocks it) and pass `integrity_check` and
+    /// `cipher_integrity_check`; the backup itself is only read. The copy is synced; then the
+    /// current database files are moved aside (to `<path>.replaced-<date>` and its `-wal`,
+    /// kept for you to delete), and the copy is renamed to `path`. A failure at any step leaves
+    /// the database as it was: moves already made are undone. A database some process has
+    /// open is refused (`SQLITE_BUSY`).
     ///
     /// ```swift
     /// try DatabaseService.restore(
@@ -90,44 +98,81 @@ extension DatabaseService {
         guard FileManager.default.fileExists(atPath: backupPath) else {
             throw DatabaseServiceError.fileSystem("open \(backupPath)", ENOENT)
         }
+        if let size = (try? FileManager.default.attributesOfItem(atPath: backupPath + "-wal"))?[.size] as? Int, size > 0 {
+            throw DatabaseServiceError.backupNotVerified(backupPath, "it has a WAL beside it, still open or not closed cleanly")
+        }
         let (configuration, keyring) = try keyedConfiguration(path: path, key: key, configure: configure)
         defer { keyring?.forget() }
-        let encrypted = fileIsEncrypted(backupPath)
-        let source = try DatabaseQueue(path: backupPath, configuration: configuration)
-        _ = try verifyCopy(at: backupPath, configuration: configuration, encrypted: encrypted, reader: source)
         let restoring = sidePath(path, "restoring")
         defer { removeDatabaseFiles(restoring) }
         do {
-            let destination = try DatabaseQueue(path: restoring, configuration: configuration)
-            try source.backup(to: destination)
-            try destination.close()
-            try source.close()
+            try FileManager.default.copyItem(atPath: backupPath, toPath: restoring)
+        } catch {
+            throw DatabaseServiceError.fileSystem("copy \(backupPath) to \(restoring)", EIO)
         }
+        let encrypted = if case .keyring = key.kind { true } else { try isKeyed(restoring, configuration) }
         _ = try verifyCopy(at: restoring, configuration: configuration, encrypted: encrypted)
-        var replaced: String?
-        if FileManager.default.fileExists(atPath: path) {
-            let aside = path + ".replaced-" + timestamp()
-            for suffix in ["-wal", "-shm", ""] where FileManager.default.fileExists(atPath: path + suffix) {
+        try refuseIfInUse(path, configuration: configuration)
+        try sync(restoring)
+
+        let aside = path + ".replaced-" + timestamp()
+        var moved: [(from: String, to: String)] = []
+        do {
+            for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
                 try rename(path + suffix, aside + suffix)
+                moved.append((path + suffix, aside + suffix))
             }
-            replaced = aside
+            try rename(restoring, path)
+        } catch {
+            for move in moved.reversed() {
+                _ = Foundation.rename(move.to, move.from)
+            }
+            throw error
         }
-        try moveIntoPlace(restoring, path)
-        return replaced
+        try sync(directory(of: path))
+        return moved.isEmpty ? nil : aside
+    }
+
+    /// Whether the database at `path` opens keyed with `configuration`.
+    private static func isKeyed(_ path: String, _ configuration: Configuration) throws -> Bool {
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        defer { try? queue.close() }
+        return try queue.inDatabase { try $0.cipherProvider != nil }
+    }
+
+    /// Throws `SQLITE_BUSY` when a connection has the database at `path` open. A database that
+    /// does not open (damaged, the reason for the restore) is not in use by a service.
+    private static func refuseIfInUse(_ path: String, configuration: Configuration) throws {
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        var configuration = configuration
+        configuration.busyMode = .immediateError
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            defer { try? queue.close() }
+            try queue.writeWithoutTransaction { db in
+                // Exclusive locking: the first transaction takes the file for this connection
+                // alone, which fails while another connection has it open.
+                try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
+                try db.execute(sql: "BEGIN IMMEDIATE")
+                try db.execute(sql: "COMMIT")
+            }
+        } catch let error as DatabaseError where [.SQLITE_BUSY, .SQLITE_LOCKED].contains(error.resultCode) {
+            throw DatabaseError(
+                resultCode: error.resultCode,
+                message: "the database at \(path) is in use: stop the service before restoring")
+        } catch {
+            return
+        }
     }
 
     /// Opens the copy at `path` and checks it; returns its page count.
-    private static func verifyCopy(
-        at path: String,
-        configuration: Configuration,
-        encrypted: Bool,
-        reader: DatabaseQueue? = nil) throws -> Int
-    {
-        let queue = try reader ?? DatabaseQueue(path: path, configuration: configuration)
-        guard fileIsEncrypted(path) == encrypted else {
-            throw DatabaseServiceError.backupNotVerified(path, encrypted ? "the copy is not encrypted" : "the copy is encrypted")
-        }
+    private static func verifyCopy(at path: String, configuration: Configuration, encrypted: Bool) throws -> Int {
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        defer { try? queue.close() }
         return try queue.writeWithoutTransaction { db in
+            guard (try db.cipherProvider != nil) == encrypted else {
+                throw DatabaseServiceError.backupNotVerified(path, encrypted ? "the copy is not encrypted" : "the copy is encrypted")
+            }
             let check = try String.fetchAll(db, sql: "PRAGMA integrity_check")
             guard check == ["ok"] else {
                 throw DatabaseServiceError.backupNotVerified(path, "integrity_check: \(check.prefix(3).joined(separator: "; "))")
@@ -142,18 +187,13 @@ extension DatabaseService {
         }
     }
 
-    /// Whether the file at `path` does not start with the header of a plaintext SQLite
-    /// database (an encrypted file starts with its salt, or is all ciphertext).
-    static func fileIsEncrypted(_ path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        let header = (try? handle.read(upToCount: 16)) ?? Data()
-        return header.count == 16 && header != Data("SQLite format 3\u{0}".utf8)
-    }
-
     /// A path beside `path` for a file in the making.
     private static func sidePath(_ path: String, _ purpose: String) -> String {
         "\(path).\(purpose)-\(UUID().uuidString.prefix(8).lowercased())"
+    }
+
+    private static func directory(of path: String) -> String {
+        URL(fileURLWithPath: path).deletingLastPathComponent().path
     }
 
     private static func timestamp() -> String {
@@ -169,14 +209,6 @@ extension DatabaseService {
         for suffix in ["", "-wal", "-shm", "-journal"] {
             unlink(path + suffix)
         }
-    }
-
-    /// Syncs `source`, renames it to `destination` (never over an existing file when
-    /// `destination` is a backup: the caller checked), and syncs the directory.
-    private static func moveIntoPlace(_ source: String, _ destination: String) throws {
-        try sync(source)
-        try rename(source, destination)
-        try sync(URL(fileURLWithPath: destination).deletingLastPathComponent().path)
     }
 
     private static func rename(_ source: String, _ destination: String) throws {

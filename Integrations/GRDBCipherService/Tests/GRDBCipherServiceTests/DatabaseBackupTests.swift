@@ -9,6 +9,14 @@ private func databaseBytes(_ path: String) -> [Data?] {
     ["", "-wal"].map { FileManager.default.contents(atPath: path + $0) }
 }
 
+/// A flag set once, read from another task.
+private final class LockedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
+    func set() { lock.lock(); value = true; lock.unlock() }
+}
+
 private func noteCount(_ service: DatabaseService) async throws -> Int {
     try await service.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM note")! }
 }
@@ -21,23 +29,32 @@ struct DatabaseBackupTests {
         try await service.write { db in
             for i in 0..<200 { try db.execute(sql: "INSERT INTO note(body) VALUES (?)", arguments: ["note \(i) marmalade"]) }
         }
-        // Writes go on while the backup copies: it holds one committed state.
+        // Writes go on before, during and after the backup: it holds one committed state.
+        let stop = LockedFlag()
         let writes = Task {
-            for i in 200..<400 {
+            var next = 200
+            while !stop.isSet {
+                let i = next
                 try await service.write { db in
                     try db.execute(sql: "INSERT INTO note(body) VALUES (?)", arguments: ["note \(i) marmalade"])
                     try db.execute(sql: "INSERT INTO note(body) VALUES (?)", arguments: ["pair of \(i)"])
                 }
+                next += 1
             }
         }
+        while try await noteCount(service) < 300 { try await Task.sleep(for: .milliseconds(1)) }
         let path = scratch.path + "/backup.db"
         let report = try await service.backup(to: path)
+        try await Task.sleep(for: .milliseconds(20))
+        stop.set()
         try await writes.value
+        let finalCount = try await noteCount(service)
         #expect(report.path == path)
         #expect(report.isEncrypted)
         #expect(report.pageCount > 1)
-        #expect(report.byteCount == (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int))
-        #expect(DatabaseService.fileIsEncrypted(path))
+        #expect(report.byteCount == report.pageCount * 4096)
+        let header = try #require(FileManager.default.contents(atPath: path)?.prefix(16))
+        #expect(header != Data("SQLite format 3\u{0}".utf8), "the backup file is not plaintext SQLite")
         let bytes = try #require(FileManager.default.contents(atPath: path))
         #expect(bytes.range(of: Data("marmalade".utf8)) == nil)
         // No partial file is left beside it.
@@ -53,8 +70,9 @@ struct DatabaseBackupTests {
             (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM note WHERE body LIKE 'note %'")!,
              try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM note WHERE body LIKE 'pair of %'")!)
         }
-        #expect(notes >= 200 && notes <= 400)
+        #expect(notes >= 250)
         #expect(pairs == notes - 200)
+        #expect(notes + pairs < finalCount, "the writes went on after the backup started")
         try copy.close()
         var wrongKey = Configuration()
         wrongKey.prepareDatabase { db in try db.usePassphrase("not the key") }
@@ -79,6 +97,8 @@ struct DatabaseBackupTests {
         await #expect(throws: (any Error).self) {
             _ = try await service.backup(to: scratch.path + "/missing/backup.db")
         }
+        #expect(!FileManager.default.fileExists(atPath: scratch.path + "/missing"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.contains(".partial-") }.isEmpty)
         try await service.stop()
     }
 
@@ -153,12 +173,24 @@ struct DatabaseBackupTests {
         }
         #expect(databaseBytes(database) == before)
 
+        // A database in use by a running service is not replaced.
+        let running = try makeService(scratch)
+        let before2 = databaseBytes(database)
+        #expect {
+            try DatabaseService.restore(backupAt: backup, to: database, key: key)
+        } throws: { error in
+            (error as? DatabaseError)?.resultCode == .SQLITE_BUSY && "\(error)".contains("in use")
+        }
+        #expect(databaseBytes(database) == before2)
+        try await running.stop()
+        let afterService = databaseBytes(database)
+
         // A missing backup: an error, and no file is made at its path.
         #expect(throws: (any Error).self) {
             try DatabaseService.restore(backupAt: scratch.path + "/missing.db", to: database, key: key)
         }
         #expect(!FileManager.default.fileExists(atPath: scratch.path + "/missing.db"))
-        #expect(databaseBytes(database) == before)
+        #expect(databaseBytes(database) == afterService)
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.contains(".restoring-") || $0.contains(".replaced-") }.isEmpty)
     }
 }
