@@ -6,7 +6,7 @@ ifeq ($(CI),true)
 SWIFT_FLAGS += -Xswiftc -warnings-as-errors
 endif
 
-.PHONY: deps build test test-plain test-encrypted crash-trials crash-trials-short soak soak-short damaged-files check-unsafe service-test example-test load-test demo clean fixtures bench mirror-test sanitize sanitize-address sanitize-thread
+.PHONY: deps build test test-plain test-encrypted crash-trials crash-trials-short soak soak-short damaged-files check-unsafe service-test example-test load-test bench-check bench-baseline demo clean fixtures bench mirror-test sanitize sanitize-address sanitize-thread
 
 deps:
 	@./scripts/deps.sh
@@ -127,6 +127,18 @@ fixtures: deps
 # Benchmarks (release build), in the sibling Benchmarks/ package: GRDBCipher and raw SQLCipher C
 # in one process, GRDB 7.10 and raw C on the system's SQLite in another, interleaved. Writes the
 # table into docs/Performance.md and benchmark-results/latest.md. BENCH_ROUNDS=3 for a quick run.
+# Instruction counts of the benchmarks under callgrind against Benchmarks/baseline-instructions.json
+# (scripts/bench-check.py): fails when one grows by more than 3%. Not in CI (minutes). Run it
+# before committing a change to a hot path; `make bench-baseline` records new counts, committed
+# with the change that justifies them.
+bench-check: deps
+	cd Benchmarks && $(SWIFT) build -c release --product SQLCipherBenchmarks
+	python3 scripts/bench-check.py Benchmarks/.build/release/SQLCipherBenchmarks
+
+bench-baseline: deps
+	cd Benchmarks && $(SWIFT) build -c release --product SQLCipherBenchmarks
+	python3 scripts/bench-check.py Benchmarks/.build/release/SQLCipherBenchmarks --update
+
 BENCH_ROUNDS ?= 7
 bench: deps
 	@./scripts/bench-deps.sh
