@@ -1,5 +1,6 @@
-// The floor of `Decodable` decoding for the record shapes of W9 and W10: what the standard
-// library's keyed containers cost by themselves, with a decoder that does no work at all. Its
+// The floor of `Decodable` decoding for the record shapes of W3b, W9 and W10, and of `Encodable`
+// encoding for W5b's: what the standard library's keyed containers cost by themselves, with a
+// decoder (an encoder) that does no work at all. Its
 // containers return constant values (no database, no string made), and it keeps one container
 // per key type, as GRDBCipher's decoder does, so that no container is allocated per record.
 //
@@ -11,6 +12,8 @@
 //   swift build -c release --product DecodableFloor
 //   valgrind --tool=callgrind --toggle-collect='*floorW10*' .build/release/DecodableFloor w10
 //   valgrind --tool=callgrind --toggle-collect='*floorW9*' .build/release/DecodableFloor w9
+//   valgrind --tool=callgrind --toggle-collect='*floorW3b*' .build/release/DecodableFloor w3b
+//   valgrind --tool=callgrind --toggle-collect='*floorW5b*' .build/release/DecodableFloor w5b
 // Without valgrind, it prints the median time of 7 rounds of each.
 import Foundation
 
@@ -31,6 +34,11 @@ struct Book: Decodable {
 struct BookInfo: Decodable {
     var book: Book
     var author: Author
+}
+
+/// The record of W3b and W5b: ten integer columns.
+struct ItemRecord: Codable {
+    var c0, c1, c2, c3, c4, c5, c6, c7, c8, c9: Int64
 }
 
 /// W9's `AuthorInfo` without its array of books (the library decodes the array from
@@ -97,6 +105,7 @@ final class FloorContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func contains(_ key: Key) -> Bool { true }
     func decodeNil(forKey key: Key) throws -> Bool { false }
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int { 1 }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { 1 }
     func decode(_ type: String.Type, forKey key: Key) throws -> String { decoder.text }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try T(from: decoder) }
 
@@ -139,6 +148,69 @@ func floorW9(_ decoder: FloorDecoder) throws -> Int {
     return authors.count + books.count
 }
 
+/// W3b's records: 200,000 `ItemRecord`s decoded.
+@inline(never)
+func floorW3b(_ decoder: FloorDecoder) throws -> Int {
+    var sum: Int64 = 0
+    for _ in 0..<200_000 {
+        let record = try ItemRecord(from: decoder)
+        sum &+= record.c0 &+ record.c9
+    }
+    return Int(sum)
+}
+
+/// An encoder that keeps nothing, with one kept keyed container, as GRDBCipher's encoder of
+/// persistence containers keeps its own.
+final class FloorEncoder: Encoder {
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    private var kept: [ObjectIdentifier: Any] = [:]
+    var sink: Int64 = 0
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        if let container = kept[ObjectIdentifier(Key.self)] {
+            return container as! KeyedEncodingContainer<Key>
+        }
+        let container = KeyedEncodingContainer(FloorEncodingContainer<Key>(encoder: self))
+        kept[ObjectIdentifier(Key.self)] = container
+        return container
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer { fatalError("no arrays") }
+    func singleValueContainer() -> any SingleValueEncodingContainer { fatalError("no single values") }
+}
+
+/// A keyed container that keeps nothing but a running sum, so that the values are used.
+final class FloorEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    unowned let encoder: FloorEncoder
+
+    init(encoder: FloorEncoder) {
+        self.encoder = encoder
+    }
+
+    var codingPath: [any CodingKey] { [] }
+    func encodeNil(forKey key: Key) throws {}
+    func encode(_ value: Int64, forKey key: Key) throws { encoder.sink &+= value }
+    func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try value.encode(to: encoder) }
+    func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        encoder.container(keyedBy: keyType)
+    }
+    func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { encoder.unkeyedContainer() }
+    func superEncoder() -> any Encoder { encoder }
+    func superEncoder(forKey key: Key) -> any Encoder { encoder }
+}
+
+/// W5b's records: 50,000 `ItemRecord`s encoded.
+@inline(never)
+func floorW5b(_ encoder: FloorEncoder) throws -> Int {
+    for i in 0..<50_000 {
+        let value = Int64(i)
+        let record = ItemRecord(c0: value, c1: value, c2: value, c3: value, c4: value, c5: value, c6: value, c7: value, c8: value, c9: value)
+        try record.encode(to: encoder)
+    }
+    return Int(encoder.sink)
+}
+
 func medianTime(_ body: () throws -> Int) rethrows -> Double {
     var times: [Double] = []
     for _ in 0..<7 {
@@ -155,7 +227,14 @@ case "w10":
     print(try floorW10(decoder))
 case "w9":
     print(try floorW9(decoder))
+case "w3b":
+    print(try floorW3b(decoder))
+case "w5b":
+    print(try floorW5b(FloorEncoder()))
 default:
     print("W10 floor: \(String(format: "%.2f", try medianTime { try floorW10(decoder) })) ms")
     print("W9 floor: \(String(format: "%.2f", try medianTime { try floorW9(decoder) })) ms")
+    print("W3b floor: \(String(format: "%.2f", try medianTime { try floorW3b(decoder) })) ms")
+    let encoder = FloorEncoder()
+    print("W5b floor: \(String(format: "%.2f", try medianTime { try floorW5b(encoder) })) ms")
 }
