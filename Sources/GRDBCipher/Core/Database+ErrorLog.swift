@@ -17,7 +17,8 @@ extension Database {
     /// }
     /// ```
     ///
-    /// Messages hold SQL text, never statement arguments.
+    /// Messages hold SQL text, never statement arguments; a message that quotes a keying
+    /// statement (`PRAGMA key = '…'`, `ATTACH … KEY '…'`) is withheld.
     ///
     /// Related SQLite documentation: <https://www.sqlite.org/errlog.html>
     public static var logError: LogErrorFunction? {
@@ -39,14 +40,23 @@ extension Database {
     }()
 
     /// Sends a message to ``logError``, if set. While the current thread runs a statement
-    /// whose SQL text holds a secret, SQLite's message (which may quote the SQL) is withheld.
+    /// whose SQL text holds a secret, SQLite's message (which may quote the SQL) is withheld; so
+    /// is a message that quotes a keying statement (`PRAGMA key`, `ATTACH … KEY`), whoever ran it.
     static func log(_ resultCode: ResultCode, _ message: String) {
         guard let function = errorLogFunction.read() else { return }
-        if Thread.current.threadDictionary[secretStatementKey] != nil {
+        if Thread.current.threadDictionary[secretStatementKey] != nil || quotesKeyingStatement(message) {
             function(resultCode, "(message withheld: the statement holds a secret)")
         } else {
             function(resultCode, message)
         }
+    }
+
+    /// Whether SQLite's message quotes a statement that may hold a key or a license as a literal
+    /// (SQLite quotes the SQL of a statement that fails to prepare), whoever ran it.
+    static func quotesKeyingStatement(_ message: String) -> Bool {
+        let folded = message.asciiLowercased()
+        let keying = ["pragma key", "pragma rekey", "pragma hexkey", "pragma hexrekey", "pragma textkey", "cipher_license"]
+        return keying.contains(where: folded.contains) || (folded.contains("attach") && folded.contains("key"))
     }
 
     private static let secretStatementKey = "GRDBCipher.runsSecretStatement"

@@ -137,4 +137,37 @@ struct ErrorLogTests {
             exit(sawSyntaxError && sawUnfinalized ? 0 : 1)
         }
     }
+
+    /// SQLite quotes the SQL of a statement that fails to prepare: one that holds a key is
+    /// withheld, whoever ran it.
+    @Test func logErrorWithholdsMessagesQuotingKeyingStatements() async {
+        await #expect(processExitsWith: .success) {
+            final class Messages: @unchecked Sendable {
+                let lock = NSLock()
+                var list: [String] = []
+            }
+            let messages = Messages()
+            Database.logError = { _, message in
+                messages.lock.withLock { messages.list.append(message) }
+            }
+            let dbQueue = try DatabaseQueue()
+            _ = try? dbQueue.read { try $0.execute(sql: "ATTACH DATABASE ':memory:' AS other KEY 'hunter2' SELEKT") }
+            _ = try? dbQueue.read { try $0.execute(sql: "PRAGMA key = 'hunter2' SELEKT") }
+            _ = try? dbQueue.read { try $0.execute(sql: "SELEKT 'harmless'") }
+            let list = messages.lock.withLock { messages.list }
+            let leaked = list.contains { $0.contains("hunter2") }
+            let withheld = list.filter { $0 == "(message withheld: the statement holds a secret)" }.count
+            let kept = list.contains { $0.contains("SELEKT 'harmless'") }
+            exit(!leaked && withheld >= 2 && kept ? 0 : 1)
+        }
+    }
+
+    @Test func keyingStatementsAreRecognizedInMessages() {
+        #expect(Database.quotesKeyingStatement("near \"SELEKT\": syntax error in \"PRAGMA key = 'x' SELEKT\""))
+        #expect(Database.quotesKeyingStatement("in \"attach 'a.db' as a key 'x'\""))
+        #expect(Database.quotesKeyingStatement("in \"PRAGMA cipher_license = 'x'\""))
+        #expect(Database.quotesKeyingStatement("in \"PRAGMA hexrekey = 'x'\""))
+        #expect(!Database.quotesKeyingStatement("FOREIGN KEY constraint failed"))
+        #expect(!Database.quotesKeyingStatement("near \"SELEKT\": syntax error in \"SELEKT 1\""))
+    }
 }

@@ -11,9 +11,9 @@ extension DatabaseService {
     /// SQLite and SQLCipher have one log each per process: call this once, at start-up, before
     /// any database opens. SQLite takes its log function only before its first connection: if
     /// one opened earlier, SQLite's own messages are not routed (the library's warnings are).
-    /// Messages carry SQL text and never statement arguments; a message that quotes a keying
-    /// statement (`PRAGMA key`, `ATTACH … KEY`, `PRAGMA cipher_license`) is withheld, and runs of
-    /// 32 or more hexadecimal digits (a raw key, a salt) become `<redacted>`.
+    /// Messages carry SQL text and never statement arguments; the library withholds a message
+    /// that quotes a keying statement (`PRAGMA key`, `ATTACH … KEY`, `PRAGMA cipher_license`),
+    /// and runs of 32 or more hexadecimal digits (a raw key, a salt) become `<redacted>`.
     ///
     /// SQLCipher writes its log with C's stdio to a file; here the file is a pseudo-terminal
     /// (which stdio flushes at each line) read by a thread of its own, or a pipe where no
@@ -37,15 +37,10 @@ extension DatabaseService {
     }
 }
 
-/// SQLite's message as it may be logged: withheld when it quotes a keying statement, with
-/// long hexadecimal strings redacted.
+/// SQLite's message as it may be logged: long hexadecimal strings redacted. (The library
+/// already withholds a message that quotes a keying statement.)
 func loggableSQLiteMessage(_ message: String) -> String {
-    let folded = message.lowercased()
-    let keying = ["pragma key", "pragma rekey", "pragma hexkey", "pragma hexrekey", "pragma cipher_license", "pragma textkey"]
-    if keying.contains(where: folded.contains) || (folded.contains("attach") && folded.contains(" key ")) {
-        return "(message withheld: it quotes a keying statement)"
-    }
-    return SQLCipherLogLine.redacted(Substring(message))
+    SQLCipherLogLine.redacted(Substring(message))
 }
 
 /// SQLCipher writes its log to a file: this one is a pseudo-terminal (or a pipe), whose other

@@ -44,13 +44,26 @@ struct DatabaseLoggingTests {
         #expect(String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self) == line)
     }
 
-    @Test func sqliteMessagesQuotingKeysAreWithheld() {
-        #expect(loggableSQLiteMessage("statement aborts at 3: [PRAGMA key = 'hunter2']") == "(message withheld: it quotes a keying statement)")
-        #expect(loggableSQLiteMessage("near \"x\": syntax error in \"ATTACH 'b.db' AS b KEY 'hunter2'\"") == "(message withheld: it quotes a keying statement)")
-        #expect(loggableSQLiteMessage("statement aborts at 12: [PRAGMA cipher_license = 'abc'] license") == "(message withheld: it quotes a keying statement)")
+    @Test func sqliteMessagesAreRedacted() {
         #expect(loggableSQLiteMessage("FOREIGN KEY constraint failed") == "FOREIGN KEY constraint failed")
         let key = String(repeating: "0123456789abcdef", count: 4)
         #expect(loggableSQLiteMessage("unrecognized token: \"x'\(key)'\"") == "unrecognized token: \"x'<redacted>'\"")
+    }
+
+    /// In a new process, as in a service: bootstrapped before any connection opens, SQLite's
+    /// own messages reach swift-log, and a message quoting a key does not.
+    @Test func sqliteLogReachesSwiftLogWhenBootstrappedFirst() async {
+        await #expect(processExitsWith: .success) {
+            let logs = LogRecorder()
+            try DatabaseService.bootstrapLogging(logs.logger)
+            let queue = try DatabaseQueue()
+            _ = try? queue.read { try $0.execute(sql: "SELEKT 'from the test'") }
+            _ = try? queue.read { try $0.execute(sql: "PRAGMA key = 'hunter2' SELEKT") }
+            let sqlite = logs.entries.filter { $0.message.hasPrefix("sqlite: ") }
+            let routed = sqlite.contains { $0.level == .warning && $0.message.contains("SELEKT 'from the test'") && $0.metadata["code"] == "1" }
+            let withheld = sqlite.contains { $0.message == "sqlite: (message withheld: the statement holds a secret)" }
+            exit(routed && withheld && !logs.allText.contains("hunter2") ? 0 : 1)
+        }
     }
 
     /// Process-wide: this one test sets the logs of the process, and looks for its own entries
