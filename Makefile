@@ -6,7 +6,7 @@ ifeq ($(CI),true)
 SWIFT_FLAGS += -Xswiftc -warnings-as-errors
 endif
 
-.PHONY: deps build test test-plain test-encrypted crash-trials crash-trials-short soak soak-short damaged-files check-unsafe service-test example-test load-test bench-check bench-baseline demo clean fixtures bench mirror-test sanitize sanitize-address sanitize-thread
+.PHONY: deps build test test-plain test-encrypted crash-trials crash-trials-short soak soak-short damaged-files check-unsafe service-test macro-test example-test load-test bench-check bench-baseline demo clean fixtures bench mirror-test sanitize sanitize-address sanitize-thread
 
 deps:
 	@./scripts/deps.sh
@@ -90,6 +90,13 @@ crash-trials-short:
 service-test: deps
 	cd Integrations/GRDBCipherService && $(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	cd Integrations/GRDBCipherService && $(SWIFT) test --skip-build
+
+# The @DatabaseRecord macro (Integrations/GRDBCipherMacros, docs/Macros.md): its expansions,
+# its diagnostics, and its records against plaintext and encrypted databases.
+macro-test: deps
+	cd Integrations/GRDBCipherMacros && $(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	cd Integrations/GRDBCipherMacros && $(SWIFT) test --skip-build
+	cd Integrations/GRDBCipherMacros && GRDBCIPHER_TEST_ENCRYPTION=1 $(SWIFT) test --skip-build
 
 # The example service (Examples/EncryptedNotes, docs/Service.md): one build, then the real
 # server driven over HTTP on 127.0.0.1 (scripts/example-test.py): create, search, event

@@ -1,0 +1,43 @@
+// swift-tools-version:6.0
+import CompilerPluginSupport
+import PackageDescription
+
+// `@DatabaseRecord` (docs/Macros.md): records that read and write their columns as a careful
+// engineer writes them by hand, without `Codable` in the hot path. A package of its own, so that
+// the library keeps its single dependency on SQLCipher and its builds never compile swift-syntax.
+let package = Package(
+    name: "GRDBCipherMacros",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "GRDBCipherMacros", targets: ["GRDBCipherMacros"]),
+    ],
+    dependencies: [
+        .package(name: "GRDBCipher", path: "../.."),
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.0"),
+    ],
+    targets: [
+        .macro(
+            name: "GRDBCipherMacrosPlugin",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ]),
+        .target(
+            name: "GRDBCipherMacros",
+            dependencies: [
+                "GRDBCipherMacrosPlugin",
+                .product(name: "GRDBCipher", package: "GRDBCipher"),
+            ]),
+        .testTarget(
+            name: "GRDBCipherMacrosTests",
+            dependencies: [
+                "GRDBCipherMacros",
+                "GRDBCipherMacrosPlugin",
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+            ]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,236 @@
+import Foundation
+
+// What the `@DatabaseRecord` macro of GRDBCipherMacros generates calls these: one call per
+// stored property, whose overload the type checker picks from the property's type. Database
+// values are read and written directly (by column name, straight from SQLite when the value
+// type allows); dates, data, nested `Codable` values (JSON), and the non-default column
+// strategies go through the same decoder and encoder as `Codable` records, so that they behave
+// exactly as they do for a `Codable` record. Not for direct use: the names may change.
+
+/// The coding key of a property, for the decoder and encoder of `Codable` records.
+struct DatabaseRecordKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(_ string: String) { stringValue = string }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+/// Reads the properties of a `@DatabaseRecord` record from a row (macro support).
+@_documentation(visibility: internal)
+public struct _DatabaseRecordDecoding<Record: FetchableRecord> {
+    let row: Row
+    /// Whether the column of a property has the property's name.
+    let usesDefaultKeys: Bool
+    private var container: KeyedDecodingContainer<DatabaseRecordKey>?
+
+    public init(row: Row) {
+        self.row = row
+        if case .useDefaultKeys = Record.databaseColumnDecodingStrategy {
+            usesDefaultKeys = true
+        } else {
+            usesDefaultKeys = false
+        }
+        container = nil
+    }
+
+    /// The keyed container of the `Codable` decoder, made once per record.
+    private mutating func codableContainer() throws -> KeyedDecodingContainer<DatabaseRecordKey> {
+        if let container { return container }
+        let made = try RowDecoder<Record>(row: row).container(keyedBy: DatabaseRecordKey.self)
+        container = made
+        return made
+    }
+
+    // MARK: Database values
+
+    public mutating func decode<Value: DatabaseValueConvertible>(_ key: String) throws -> Value {
+        guard usesDefaultKeys else { return try viaCodable(Value.self, key) }
+        return try row.decode(Value.self, forColumn: key)
+    }
+
+    public mutating func decode<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ key: String) throws -> Value {
+        guard usesDefaultKeys else { return try viaCodable(Value.self, key) }
+        return try row.decode(Value.self, forColumn: key)
+    }
+
+    public mutating func decode<Value: DatabaseValueConvertible & Decodable>(_ key: String) throws -> Value {
+        guard usesDefaultKeys else { return try codableContainer().decode(Value.self, forKey: DatabaseRecordKey(key)) }
+        return try row.decode(Value.self, forColumn: key)
+    }
+
+    public mutating func decode<Value: DatabaseValueConvertible & StatementColumnConvertible & Decodable>(_ key: String) throws -> Value {
+        guard usesDefaultKeys else { return try codableContainer().decode(Value.self, forKey: DatabaseRecordKey(key)) }
+        return try row.decode(Value.self, forColumn: key)
+    }
+
+    public mutating func decodeIfPresent<Value: DatabaseValueConvertible>(_ key: String) throws -> Value? {
+        guard usesDefaultKeys else { return try viaCodable(Value?.self, key) }
+        return try row.decode(Value?.self, forColumn: key)
+    }
+
+    public mutating func decodeIfPresent<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ key: String) throws -> Value? {
+        guard usesDefaultKeys else { return try viaCodable(Value?.self, key) }
+        return try row.decode(Value?.self, forColumn: key)
+    }
+
+    public mutating func decodeIfPresent<Value: DatabaseValueConvertible & Decodable>(_ key: String) throws -> Value? {
+        guard usesDefaultKeys else { return try codableContainer().decodeIfPresent(Value.self, forKey: DatabaseRecordKey(key)) }
+        return try row.decode(Value?.self, forColumn: key)
+    }
+
+    public mutating func decodeIfPresent<Value: DatabaseValueConvertible & StatementColumnConvertible & Decodable>(_ key: String) throws -> Value? {
+        guard usesDefaultKeys else { return try codableContainer().decodeIfPresent(Value.self, forKey: DatabaseRecordKey(key)) }
+        return try row.decode(Value?.self, forColumn: key)
+    }
+
+    /// A database value that is not `Decodable`, under a non-default column strategy: the
+    /// column whose key is `key`.
+    private func viaCodable<Value: DatabaseValueConvertible>(_ type: Value.Type, _ key: String) throws -> Value {
+        let strategy = Record.databaseColumnDecodingStrategy
+        let column = row.columnNames.first { strategy.keyString(forColumn: $0) == key } ?? key
+        return try row.decode(Value.self, forColumn: column)
+    }
+
+    // MARK: Dates and data: the record's strategies
+
+    public mutating func decode(_ key: String) throws -> Date {
+        try codableContainer().decode(Date.self, forKey: DatabaseRecordKey(key))
+    }
+
+    public mutating func decodeIfPresent(_ key: String) throws -> Date? {
+        try codableContainer().decodeIfPresent(Date.self, forKey: DatabaseRecordKey(key))
+    }
+
+    public mutating func decode(_ key: String) throws -> Data {
+        try codableContainer().decode(Data.self, forKey: DatabaseRecordKey(key))
+    }
+
+    public mutating func decodeIfPresent(_ key: String) throws -> Data? {
+        try codableContainer().decodeIfPresent(Data.self, forKey: DatabaseRecordKey(key))
+    }
+
+    // MARK: Other Decodable values (JSON columns, records, prefetched arrays)
+
+    public mutating func decode<Value: Decodable>(_ key: String) throws -> Value {
+        try codableContainer().decode(Value.self, forKey: DatabaseRecordKey(key))
+    }
+
+    public mutating func decodeIfPresent<Value: Decodable>(_ key: String) throws -> Value? {
+        try codableContainer().decodeIfPresent(Value.self, forKey: DatabaseRecordKey(key))
+    }
+
+    // MARK: Records that are not Decodable: from the scope named after the key, or the row
+
+    public mutating func decode<Value: FetchableRecord>(_ key: String) throws -> Value {
+        try Value(row: row.scopesTree[key] ?? row)
+    }
+
+    public mutating func decode<Value: FetchableRecord & Decodable>(_ key: String) throws -> Value {
+        try Value(row: row.scopesTree[key] ?? row)
+    }
+
+    public mutating func decodeIfPresent<Value: FetchableRecord>(_ key: String) throws -> Value? {
+        try row.decodeIfPresent(Value.self, forKey: key)
+    }
+
+    public mutating func decodeIfPresent<Value: FetchableRecord & Decodable>(_ key: String) throws -> Value? {
+        try row.decodeIfPresent(Value.self, forKey: key)
+    }
+
+    /// Prefetched records (`including(all:)`).
+    public mutating func decode<Element: FetchableRecord>(_ key: String) throws -> [Element] {
+        try row.decode([Element].self, forKey: key)
+    }
+
+    public mutating func decode<Element: FetchableRecord & Decodable>(_ key: String) throws -> [Element] {
+        try row.decode([Element].self, forKey: key)
+    }
+}
+
+/// Writes the properties of a `@DatabaseRecord` record into a persistence container (macro
+/// support).
+@_documentation(visibility: internal)
+public struct _DatabaseRecordEncoding<Record: EncodableRecord> {
+    /// Whether the column of a property has the property's name.
+    let usesDefaultKeys: Bool
+
+    public init() {
+        if case .useDefaultKeys = Record.databaseColumnEncodingStrategy {
+            usesDefaultKeys = true
+        } else {
+            usesDefaultKeys = false
+        }
+    }
+
+    @usableFromInline
+    func column(_ key: String) -> String {
+        usesDefaultKeys ? key : Record.databaseColumnEncodingStrategy.column(for: DatabaseRecordKey(key))
+    }
+
+    // MARK: Database values
+
+    public func encode<Value: DatabaseValueConvertible>(_ value: Value, _ key: String, into container: inout PersistenceContainer) throws {
+        container[column(key)] = value
+    }
+
+    public func encode<Value: DatabaseValueConvertible & Encodable>(_ value: Value, _ key: String, into container: inout PersistenceContainer) throws {
+        container[column(key)] = value
+    }
+
+    public func encodeIfPresent<Value: DatabaseValueConvertible>(_ value: Value?, _ key: String, into container: inout PersistenceContainer) throws {
+        container[column(key)] = value
+    }
+
+    public func encodeIfPresent<Value: DatabaseValueConvertible & Encodable>(_ value: Value?, _ key: String, into container: inout PersistenceContainer) throws {
+        container[column(key)] = value
+    }
+
+    // MARK: Dates, data, UUIDs (the record's strategies) and other Encodable values (JSON)
+
+    public func encode<Value: Encodable>(_ value: Value, _ key: String, into container: inout PersistenceContainer) throws {
+        try viaCodable(into: &container) { try $0.encode(value, forKey: DatabaseRecordKey(key)) }
+    }
+
+    public func encodeIfPresent<Value: Encodable>(_ value: Value?, _ key: String, into container: inout PersistenceContainer) throws {
+        try viaCodable(into: &container) { try $0.encodeIfPresent(value, forKey: DatabaseRecordKey(key)) }
+    }
+
+    public func encode(_ value: Date, _ key: String, into container: inout PersistenceContainer) throws {
+        try viaCodable(into: &container) { try $0.encode(value, forKey: DatabaseRecordKey(key)) }
+    }
+
+    public func encodeIfPresent(_ value: Date?, _ key: String, into container: inout PersistenceContainer) throws {
+        try viaCodable(into: &container) { try $0.encodeIfPresent(value, forKey: DatabaseRecordKey(key)) }
+    }
+
+    public func encode(_ value: Data, _ key: String, into container: inout PersistenceContainer) throws {
+        try viaCodable(into: &container) { try $0.encode(value, forKey: DatabaseRecordKey(key)) }
+    }
+
+    public func encodeIfPresent(_ value: Data?, _ key: String, into container: inout PersistenceContainer) throws {
+        try viaCodable(into: &container) { try $0.encodeIfPresent(value, forKey: DatabaseRecordKey(key)) }
+    }
+
+    public func encode(_ value: UUID, _ key: String, into container: inout PersistenceContainer) throws {
+        try viaCodable(into: &container) { try $0.encode(value, forKey: DatabaseRecordKey(key)) }
+    }
+
+    public func encodeIfPresent(_ value: UUID?, _ key: String, into container: inout PersistenceContainer) throws {
+        try viaCodable(into: &container) { try $0.encodeIfPresent(value, forKey: DatabaseRecordKey(key)) }
+    }
+
+    /// Encodes with the encoder of `Codable` records, which takes the container over while it
+    /// encodes.
+    private func viaCodable(
+        into container: inout PersistenceContainer,
+        _ body: (inout KeyedEncodingContainer<DatabaseRecordKey>) throws -> Void) throws
+    {
+        let encoder = RecordEncoder<Record>()
+        swap(&encoder.container.pointee, &container)
+        defer { swap(&encoder.container.pointee, &container) }
+        var keyed = encoder.container(keyedBy: DatabaseRecordKey.self)
+        try body(&keyed)
+        if let error = encoder.pendingError { throw error }
+    }
+}
