@@ -16,6 +16,8 @@ let package = Package(
     platforms: [.macOS(.v13)],
     dependencies: [
         .package(name: "GRDBCipher", path: ".."),
+        // W3m, W5m, W10m: records made by `@DatabaseRecord`.
+        .package(name: "GRDBCipherMacros", path: "../Integrations/GRDBCipherMacros"),
     ],
     targets: [
         .systemLibrary(name: "CRawSQLCipher", pkgConfig: "sqlcipher"),
@@ -27,6 +29,7 @@ let package = Package(
                 "BenchmarkSupport",
                 "CRawSQLCipher",
                 .product(name: "GRDBCipher", package: "GRDBCipher"),
+                .product(name: "GRDBCipherMacros", package: "GRDBCipherMacros"),
             ],
             swiftSettings: [.define("SQLCIPHER")]),
         .executableTarget(

@@ -27,7 +27,7 @@ import time
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 BASELINE = os.path.join(ROOT, "Benchmarks", "baseline-instructions.json")
-WORKLOADS = ["W1", "W2", "W3", "W3b", "W4", "W5", "W5b", "W6", "W6-other", "W9", "W10", "W11-insert", "W11-match"]
+WORKLOADS = ["W1", "W2", "W3", "W3b", "W3m", "W4", "W5", "W5b", "W5m", "W6", "W6-other", "W9", "W10", "W10m", "W11-insert", "W11-match"]
 TOLERANCE = 0.03
 
 

@@ -174,7 +174,7 @@ enum Library {
 
     /// Runs `inserts` in one transaction, and verifies what the table holds. The previous
     /// run's rows are deleted first, outside of the measured time (the workload is the inserts).
-    private static func insert(_ dbQueue: DatabaseQueue, beforeMeasure: () -> Void = {}, _ inserts: (Database) throws -> Void) throws -> Double {
+    static func insert(_ dbQueue: DatabaseQueue, beforeMeasure: () -> Void = {}, _ inserts: (Database) throws -> Void) throws -> Double {
         try dbQueue.write { db in try db.execute(sql: "DELETE FROM item") }
         beforeMeasure()
         let time = try measure {

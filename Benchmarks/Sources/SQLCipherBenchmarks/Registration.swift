@@ -55,6 +55,9 @@ func register(_ suite: BenchmarkSuite, directory: String) {
         suite.add("W2", mode, libraryName) { try Library.fetchRows(try fetchQueue.get(), byName: true) }
         suite.add("W3", mode, libraryName) { try Library.fetchRecords(try fetchQueue.get(), RowRecord.self) { $0.sum } }
         suite.add("W3b", mode, libraryName) { try Library.fetchRecords(try fetchQueue.get(), CodableRecord.self) { $0.sum } }
+        // W3m: W3b's record made by `@DatabaseRecord` (GRDBCipher only).
+        suite.add("W3m", mode, rawName) { try RawC.fetch(try rawFetch.get()) }
+        suite.add("W3m", mode, libraryName) { try Library.fetchRecords(try fetchQueue.get(), MacroRecord.self) { $0.sum } }
 
         // W4–W5b: each side inserts into a database of its own.
         let rawInsert = Once { () throws -> RawConnection in
@@ -73,6 +76,9 @@ func register(_ suite: BenchmarkSuite, directory: String) {
         suite.add("W4", mode, libraryName) { try Library.insertWithStatement(try insertQueue.get()) }
         suite.add("W5", mode, libraryName) { try Library.insertManualRecords(try insertQueue.get()) }
         suite.add("W5b", mode, libraryName) { try Library.insertCodableRecords(try insertQueue.get()) }
+        // W5m: W5b's record made by `@DatabaseRecord` (GRDBCipher only).
+        suite.add("W5m", mode, rawName) { try RawC.insert(try rawInsert.get()) }
+        suite.add("W5m", mode, libraryName) { try Library.insertMacroRecords(try insertQueue.get()) }
 
         // W6: W4 with a transaction observer; the baseline is the library's W4 without one, in
         // the same run (in the "raw" column).
@@ -128,6 +134,9 @@ func register(_ suite: BenchmarkSuite, directory: String) {
         // W10-row: the same reads, records decoded by hand (raw C is W10's).
         suite.add("W10-row", mode, rawName) { try RawC.booksWithAuthor(try rawAssociations.get()) }
         suite.add("W10-row", mode, libraryName) { try Library.booksWithAuthorByRow(try associationQueue.get()) }
+        // W10m: the same reads, records made by `@DatabaseRecord` (GRDBCipher only).
+        suite.add("W10m", mode, rawName) { try RawC.booksWithAuthor(try rawAssociations.get()) }
+        suite.add("W10m", mode, libraryName) { try Library.booksWithAuthorByMacro(try associationQueue.get()) }
 
         // POOL: the Nth reader of a WAL database. The raw baseline opens a read-only
         // connection without key derivation: plaintext, or encrypted with a raw key (which is

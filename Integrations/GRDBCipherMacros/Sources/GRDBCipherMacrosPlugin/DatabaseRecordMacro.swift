@@ -60,10 +60,10 @@ public struct DatabaseRecordMacro: ExtensionMacro {
 
         let access = accessPrefix(of: structDecl)
         var decls: [String] = []
-        if fetchable && !declaredNames.contains("init(row:)") {
+        if fetchable && !declaredNames.contains("init(row:Row)") {
             decls.append(initRow(coded, access: access))
         }
-        if encodable && !declaredNames.contains("encode(to:)") {
+        if encodable && !declaredNames.contains("encode(to:PersistenceContainer)") {
             decls.append(encodeTo(coded, access: access))
         }
         let isGeneric = structDecl.genericParameterClause != nil
@@ -200,13 +200,15 @@ public struct DatabaseRecordMacro: ExtensionMacro {
 
     /// The names a member declares: `init(row:)` and `encode(to:)` with their labels.
     static func memberNames(of decl: DeclSyntax) -> [String] {
+        // Functions and initializers with their labels and parameter types: `init(row i: Int)`
+        // is not `init(row: Row)`.
         if let function = decl.as(FunctionDeclSyntax.self) {
-            let labels = function.signature.parameterClause.parameters.map { "\($0.firstName.text):" }.joined()
-            return [function.name.text, "\(function.name.text)(\(labels))"]
+            let parameters = function.signature.parameterClause.parameters.map { "\($0.firstName.text):\(lastComponent(of: $0.type))" }.joined()
+            return [function.name.text, "\(function.name.text)(\(parameters))"]
         }
         if let initializer = decl.as(InitializerDeclSyntax.self) {
-            let labels = initializer.signature.parameterClause.parameters.map { "\($0.firstName.text):" }.joined()
-            return ["init(\(labels))"]
+            let parameters = initializer.signature.parameterClause.parameters.map { "\($0.firstName.text):\(lastComponent(of: $0.type))" }.joined()
+            return ["init(\(parameters))"]
         }
         if let variable = decl.as(VariableDeclSyntax.self) {
             return variable.bindings.compactMap { $0.pattern.as(IdentifierPatternSyntax.self)?.identifier.text.trimmingBackticks }
@@ -218,6 +220,7 @@ public struct DatabaseRecordMacro: ExtensionMacro {
     }
 
     static func lastComponent(of type: TypeSyntax) -> String {
+        if let attributed = type.as(AttributedTypeSyntax.self) { return lastComponent(of: attributed.baseType) }
         if let identifier = type.as(IdentifierTypeSyntax.self) { return identifier.name.text }
         if let member = type.as(MemberTypeSyntax.self) { return member.name.text }
         return type.trimmedDescription

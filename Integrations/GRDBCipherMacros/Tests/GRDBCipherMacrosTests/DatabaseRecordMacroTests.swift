@@ -140,7 +140,7 @@ private func expect(_ source: String, expands expanded: String, diagnostics: [Di
     @Test func declaredMembersAreKept() {
         expect("""
             @DatabaseRecord
-            struct Item: FetchableRecord, TableRecord {
+            struct Item: FetchableRecord, PersistableRecord {
                 static let databaseTableName = "items"
                 enum Columns {
                     static let c0 = Column("c0")
@@ -148,10 +148,13 @@ private func expect(_ source: String, expands expanded: String, diagnostics: [Di
                 var c0: Int64
                 init(row: Row) {
                     c0 = row[0]
+                }
+                func encode(to container: inout PersistenceContainer) {
+                    container["c0"] = c0
                 }
             }
             """, expands: """
-            struct Item: FetchableRecord, TableRecord {
+            struct Item: FetchableRecord, PersistableRecord {
                 static let databaseTableName = "items"
                 enum Columns {
                     static let c0 = Column("c0")
@@ -159,6 +162,39 @@ private func expect(_ source: String, expands expanded: String, diagnostics: [Di
                 var c0: Int64
                 init(row: Row) {
                     c0 = row[0]
+                }
+                func encode(to container: inout PersistenceContainer) {
+                    container["c0"] = c0
+                }
+            }
+            """)
+    }
+
+    @Test func otherInitializersWithARowLabelDoNotCount() {
+        expect("""
+            @DatabaseRecord
+            struct Item: FetchableRecord {
+                var c0: Int64
+                init(row i: Int) {
+                    c0 = Int64(i)
+                }
+            }
+            """, expands: """
+            struct Item: FetchableRecord {
+                var c0: Int64
+                init(row i: Int) {
+                    c0 = Int64(i)
+                }
+            }
+
+            extension Item {
+                init(row: GRDBCipher.Row) throws {
+                    var decoding = GRDBCipher._DatabaseRecordDecoding<Self>(row: row)
+                    self.c0 = try decoding.decode("c0")
+                }
+
+                enum Columns {
+                    static let c0 = GRDBCipher.Column("c0")
                 }
             }
             """)
