@@ -8,22 +8,26 @@ import Foundation
 // exactly as they do for a `Codable` record. Not for direct use: the names may change.
 
 /// The coding key of a property, for the decoder and encoder of `Codable` records.
+@usableFromInline
 struct DatabaseRecordKey: CodingKey {
-    var stringValue: String
-    var intValue: Int? { nil }
-    init(_ string: String) { stringValue = string }
-    init?(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
+    @usableFromInline var stringValue: String
+    @usableFromInline var intValue: Int? { nil }
+    @usableFromInline init(_ string: String) { stringValue = string }
+    @usableFromInline init?(stringValue: String) { self.stringValue = stringValue }
+    @usableFromInline init?(intValue: Int) { nil }
 }
 
 /// Reads the properties of a `@DatabaseRecord` record from a row (macro support).
 @_documentation(visibility: internal)
 public struct _DatabaseRecordDecoding<Record: FetchableRecord> {
-    let row: Row
+    @usableFromInline let row: Row
     /// Whether the column of a property has the property's name.
-    let usesDefaultKeys: Bool
-    private var container: KeyedDecodingContainer<DatabaseRecordKey>?
+    @usableFromInline let usesDefaultKeys: Bool
+    @usableFromInline var container: KeyedDecodingContainer<DatabaseRecordKey>?
 
+    // Inlinable, as the fast accessors it serves: specialized in the record's module, a
+    // generic call per column would cost more than reading the column.
+    @inlinable
     public init(row: Row) {
         self.row = row
         if case .useDefaultKeys = Record.databaseColumnDecodingStrategy {
@@ -49,9 +53,10 @@ public struct _DatabaseRecordDecoding<Record: FetchableRecord> {
         return try row.decode(Value.self, forColumn: key)
     }
 
+    @inlinable
     public mutating func decode<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ key: String) throws -> Value {
-        guard usesDefaultKeys else { return try viaCodable(Value.self, key) }
-        return try row.decode(Value.self, forColumn: key)
+        if let value = liveValue(Value.self, key) { return value }
+        return try slowDecode(Value.self, key)
     }
 
     public mutating func decode<Value: DatabaseValueConvertible & Decodable>(_ key: String) throws -> Value {
@@ -59,7 +64,35 @@ public struct _DatabaseRecordDecoding<Record: FetchableRecord> {
         return try row.decode(Value.self, forColumn: key)
     }
 
+    @inlinable
     public mutating func decode<Value: DatabaseValueConvertible & StatementColumnConvertible & Decodable>(_ key: String) throws -> Value {
+        if let value = liveValue(Value.self, key) { return value }
+        return try slowDecodeDecodable(Value.self, key)
+    }
+
+    /// The non-NULL value of the column named `key`, read straight from SQLite, when the row
+    /// reads a statement and the column has the key's name; nil otherwise (the slow path
+    /// decodes, or throws).
+    @inlinable @inline(__always)
+    func liveValue<Value: StatementColumnConvertible>(_ type: Value.Type, _ key: String) -> Value? {
+        guard usesDefaultKeys, let index = row.index(forColumn: key) else { return nil }
+        if let sqliteStatement = row.sqliteStatement {
+            return Row.liveValue(Value.self, sqliteStatement, CInt(index))
+        }
+        if let sqliteStatement = row.adaptedSQLiteStatement {
+            return Row.liveValue(Value.self, sqliteStatement, CInt(row.adaptedBaseIndexes.unsafelyUnwrapped[index]))
+        }
+        return nil
+    }
+
+    @usableFromInline
+    mutating func slowDecode<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ type: Value.Type, _ key: String) throws -> Value {
+        guard usesDefaultKeys else { return try viaCodable(Value.self, key) }
+        return try row.decode(Value.self, forColumn: key)
+    }
+
+    @usableFromInline
+    mutating func slowDecodeDecodable<Value: DatabaseValueConvertible & StatementColumnConvertible & Decodable>(_ type: Value.Type, _ key: String) throws -> Value {
         guard usesDefaultKeys else { return try codableContainer().decode(Value.self, forKey: DatabaseRecordKey(key)) }
         return try row.decode(Value.self, forColumn: key)
     }
@@ -69,7 +102,9 @@ public struct _DatabaseRecordDecoding<Record: FetchableRecord> {
         return try row.decode(Value?.self, forColumn: key)
     }
 
+    @inlinable
     public mutating func decodeIfPresent<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ key: String) throws -> Value? {
+        if let value = liveValue(Value.self, key) { return value }
         guard usesDefaultKeys else { return try viaCodable(Value?.self, key) }
         return try row.decode(Value?.self, forColumn: key)
     }
@@ -79,14 +114,22 @@ public struct _DatabaseRecordDecoding<Record: FetchableRecord> {
         return try row.decode(Value?.self, forColumn: key)
     }
 
+    @inlinable
     public mutating func decodeIfPresent<Value: DatabaseValueConvertible & StatementColumnConvertible & Decodable>(_ key: String) throws -> Value? {
+        if let value = liveValue(Value.self, key) { return value }
+        return try slowDecodeIfPresentDecodable(Value.self, key)
+    }
+
+    @usableFromInline
+    mutating func slowDecodeIfPresentDecodable<Value: DatabaseValueConvertible & StatementColumnConvertible & Decodable>(_ type: Value.Type, _ key: String) throws -> Value? {
         guard usesDefaultKeys else { return try codableContainer().decodeIfPresent(Value.self, forKey: DatabaseRecordKey(key)) }
         return try row.decode(Value?.self, forColumn: key)
     }
 
     /// A database value that is not `Decodable`, under a non-default column strategy: the
     /// column whose key is `key`.
-    private func viaCodable<Value: DatabaseValueConvertible>(_ type: Value.Type, _ key: String) throws -> Value {
+    @usableFromInline
+    func viaCodable<Value: DatabaseValueConvertible>(_ type: Value.Type, _ key: String) throws -> Value {
         let strategy = Record.databaseColumnDecodingStrategy
         let column = row.columnNames.first { strategy.keyString(forColumn: $0) == key } ?? key
         return try row.decode(Value.self, forColumn: column)
@@ -153,8 +196,9 @@ public struct _DatabaseRecordDecoding<Record: FetchableRecord> {
 @_documentation(visibility: internal)
 public struct _DatabaseRecordEncoding<Record: EncodableRecord> {
     /// Whether the column of a property has the property's name.
-    let usesDefaultKeys: Bool
+    @usableFromInline let usesDefaultKeys: Bool
 
+    @inlinable
     public init() {
         if case .useDefaultKeys = Record.databaseColumnEncodingStrategy {
             usesDefaultKeys = true
@@ -163,25 +207,34 @@ public struct _DatabaseRecordEncoding<Record: EncodableRecord> {
         }
     }
 
-    @usableFromInline
+    @inlinable @inline(__always)
     func column(_ key: String) -> String {
-        usesDefaultKeys ? key : Record.databaseColumnEncodingStrategy.column(for: DatabaseRecordKey(key))
+        usesDefaultKeys ? key : strategyColumn(key)
+    }
+
+    @usableFromInline
+    func strategyColumn(_ key: String) -> String {
+        Record.databaseColumnEncodingStrategy.column(for: DatabaseRecordKey(key))
     }
 
     // MARK: Database values
 
+    @inlinable
     public func encode<Value: DatabaseValueConvertible>(_ value: Value, _ key: String, into container: inout PersistenceContainer) throws {
         container[column(key)] = value
     }
 
+    @inlinable
     public func encode<Value: DatabaseValueConvertible & Encodable>(_ value: Value, _ key: String, into container: inout PersistenceContainer) throws {
         container[column(key)] = value
     }
 
+    @inlinable
     public func encodeIfPresent<Value: DatabaseValueConvertible>(_ value: Value?, _ key: String, into container: inout PersistenceContainer) throws {
         container[column(key)] = value
     }
 
+    @inlinable
     public func encodeIfPresent<Value: DatabaseValueConvertible & Encodable>(_ value: Value?, _ key: String, into container: inout PersistenceContainer) throws {
         container[column(key)] = value
     }
