@@ -438,21 +438,37 @@ final class ConnectionHooks {
         if !statement.hasTransactionEffect && interested.isEmpty && !databaseIsReadOnly,
            let answers = askObservers(about: statement)
         {
-            if statement.interestGeneration == entriesGeneration && statement.interestAnswers == answers
-                && statement.cachedInterest.isEmpty
-            {
-                didCommit = false
-                didRollback = false
-                if commitError != nil { commitError = nil }
-                willCommitDone = false
-                executionDepth += 1
-                var execution = Execution(wasInsideTransaction: false)
-                execution.notifies = true
-                return execution
+            if statement.interestGeneration == entriesGeneration && statement.interestAnswers == answers {
+                // Same observers, same answers: the statement's list holds.
+                if statement.cachedInterest.isEmpty {
+                    return startUntrackedExecution()
+                }
+                // Observers that want its changes (the observers of an inserted table) get them
+                // through the update hook, unless the statement may truncate a table (it is then
+                // prepared again), or observers held for a transaction that ended are released.
+                if !statement.analysis.allowsTruncation && !(holdsObservers && !databaseIsInsideTransaction) {
+                    interested = statement.cachedInterest
+                    installUpdateHook()
+                    return startUntrackedExecution()
+                }
             }
             return try willExecuteTracked(statement, answers: answers)
         }
         return try willExecuteTracked(statement, answers: nil)
+    }
+
+    /// The execution of a statement that neither begins nor ends a transaction, whose
+    /// observers' interest is settled.
+    @inline(__always)
+    private func startUntrackedExecution() -> Execution {
+        didCommit = false
+        didRollback = false
+        if commitError != nil { commitError = nil }
+        willCommitDone = false
+        executionDepth += 1
+        var execution = Execution(wasInsideTransaction: false)
+        execution.notifies = true
+        return execution
     }
 
     /// The observers' answers for each change the statement may make, one bit per observer and
@@ -956,9 +972,12 @@ final class ConnectionHooks {
         if updateHookInstalled { return }
         guard let handle = database.sqliteConnection else { return }
         sqlite3_update_hook(handle, { context, kind, databaseName, tableName, rowID in
-            // Unsafe: unretained; the connection owns the hooks and uninstalls them on close.
-            Unmanaged<ConnectionHooks>.fromOpaque(context!).takeUnretainedValue()
-                .updateHook(kind, databaseName!, tableName!, rowID)
+            // Unsafe: unretained; the connection owns the hooks and uninstalls them on close
+            // (so the hooks outlive the call, made without a retain: it runs for each row).
+            Unmanaged<ConnectionHooks>.fromOpaque(context!)._withUnsafeGuaranteedRef { hooks in
+                hooks.updateHook(kind, databaseName!, tableName!, rowID)
+            }
+        // Unsafe: the context is the hooks, unretained (see above).
         }, Unmanaged.passUnretained(self).toOpaque())
         updateHookInstalled = true
     }

@@ -20,7 +20,8 @@ enum CurrentAccesses {
     }()
 
     private final class Box {
-        var connections: [ObjectIdentifier] = []
+        /// Only its own thread reads and writes it: no dynamic exclusivity check.
+        @exclusivity(unchecked) var connections: [ObjectIdentifier] = []
     }
 
     private static var box: Box {
@@ -46,6 +47,10 @@ enum CurrentAccesses {
     static func contains(_ db: Database) -> Bool {
         guard let pointer = pthread_getspecific(key) else { return false }
         // Unsafe: the thread's slot retains its box until the thread exits.
-        return Unmanaged<Box>.fromOpaque(pointer).takeUnretainedValue().connections.contains(ObjectIdentifier(db))
+        // Unsafe: the thread's slot retains its box until the thread exits, so the box
+        // outlives this read, made without a retain (the check runs at each record insertion).
+        return Unmanaged<Box>.fromOpaque(pointer)._withUnsafeGuaranteedRef { box in
+            box.connections.contains(ObjectIdentifier(db))
+        }
     }
 }

@@ -252,7 +252,12 @@ public final class Statement {
     public func setArguments(_ arguments: StatementArguments) throws {
         // Other arguments, other rows: the narrowing of the request that prepared the
         // statement no longer holds.
-        regionNarrowing = nil
+        if regionNarrowing != nil { regionNarrowing = nil }
+        if arguments.namedValues.isEmpty && arguments.values.count == parameterNames.count {
+            // One positional value per parameter, the usual case: nothing to check or reorder.
+            try bind(arguments.values, arguments: arguments)
+            return
+        }
         var consumer = ArgumentConsumer(arguments)
         let values = try consumer.values(for: self)
         try consumer.checkFullyConsumed(sql: sql, publicStatementArguments: publicStatementArguments)
@@ -270,15 +275,29 @@ public final class Statement {
     func bind(_ values: [DatabaseValue], arguments: StatementArguments) throws {
         reset()
         bindingsCleared = false
-        for (offset, value) in values.enumerated() {
-            let code = value.bind(to: sqliteStatement, at: CInt(offset + 1))
-            if code != SQLITE_OK {
-                throw makeDatabaseError(
-                    code, database.sqliteConnection, sql: sql, arguments: arguments,
-                    publicStatementArguments: publicStatementArguments)
-            }
+        let code = bindValues(values)
+        if code != SQLITE_OK {
+            throw makeDatabaseError(
+                code, database.sqliteConnection, sql: sql, arguments: arguments,
+                publicStatementArguments: publicStatementArguments)
         }
         boundArguments = arguments
+    }
+
+    /// Binds `values` to the parameters 1, 2, …, and returns the first code that is not
+    /// `SQLITE_OK` (or `SQLITE_OK`).
+    @inline(__always)
+    func bindValues(_ values: [DatabaseValue]) -> CInt {
+        let sqliteStatement = sqliteStatement
+        return values.withUnsafeBufferPointer { values in
+            var index: CInt = 0
+            for value in values {
+                index &+= 1
+                let code = value.bind(to: sqliteStatement, at: index)
+                if code != SQLITE_OK { return code }
+            }
+            return SQLITE_OK
+        }
     }
 
     /// Records values bound by a persistence method: errors show arguments only when they are

@@ -133,25 +133,29 @@ extension StatementArguments: ExpressibleByArrayLiteral {
     }
 
     /// The database values of a literal's elements, which are moved out of the array, last
-    /// first. A moved existential is not copied, and the emptied array is freed without a call
-    /// to the runtime's generic value witnesses for each element (those calls cost more than
-    /// binding the values: docs/Performance.md, W4).
+    /// first: a moved existential is not copied, and the emptied array is freed without a
+    /// call to the runtime's generic value witnesses for each element (a copy of an optional
+    /// existential, or its destruction by the array, costs more than binding its value:
+    /// docs/Performance.md, W4). The result is allocated by `reserveCapacity`, specialized
+    /// for `DatabaseValue` (`init(unsafeUninitializedCapacity:)` and `init(repeating:count:)`
+    /// look up the array's type at run time, at each call), and filled with NULL, then with
+    /// the values.
     static func takeDatabaseValues(_ elements: __owned [(any DatabaseValueConvertible)?]) -> [DatabaseValue] {
         var elements = elements
         let count = elements.count
-        return [DatabaseValue](unsafeUninitializedCapacity: count) { buffer, initializedCount in
+        var values: [DatabaseValue] = []
+        values.reserveCapacity(count)
+        for _ in 0..<count { values.append(DatabaseValue(storage: .null)) }
+        values.withUnsafeMutableBufferPointer { buffer in
             var index = count
             while let element = elements.popLast() {
-                index -= 1
-                switch consume element {
-                case .none:
-                    (buffer.baseAddress! + index).initialize(to: .null)
-                case .some(let value):
-                    (buffer.baseAddress! + index).initialize(to: value.databaseValue)
+                index &-= 1
+                if case .some(let value) = consume element {
+                    buffer[index] = value.databaseValue
                 }
             }
-            initializedCount = count
         }
+        return values
     }
 
     init(positionalValues: [DatabaseValue]) {

@@ -13,7 +13,9 @@ struct PersistenceStatementCache {
         case upsert
     }
 
-    struct Entry {
+    /// A class: an insertion reads several of its fields, which a struct would copy (and
+    /// retain, field by field) out of the cache.
+    final class Entry {
         let kind: Kind
         let table: String
         let columns: [String]
@@ -27,6 +29,20 @@ struct PersistenceStatementCache {
         let columnsWithRowID: [String]?
         /// Whether the statement ends with `RETURNING …, "rowid"` (the rowid is the last column).
         let returnsRowID: Bool
+
+        init(
+            kind: Kind, table: String, columns: [String], statement: Statement, rowIDColumn: String?,
+            rowIDIndex: Int?, columnsWithRowID: [String]?, returnsRowID: Bool)
+        {
+            self.kind = kind
+            self.table = table
+            self.columns = columns
+            self.statement = statement
+            self.rowIDColumn = rowIDColumn
+            self.rowIDIndex = rowIDIndex
+            self.columnsWithRowID = columnsWithRowID
+            self.returnsRowID = returnsRowID
+        }
     }
 
     private var entries: [Entry] = []
@@ -90,16 +106,11 @@ extension Statement {
     func bindPersistenceValues(_ values: [DatabaseValue]) throws {
         reset()
         markBound()
-        let sqliteStatement = sqliteStatement
-        try values.withUnsafeBufferPointer { values in
-            for offset in values.indices {
-                let code = values[offset].bind(to: sqliteStatement, at: CInt(truncatingIfNeeded: offset &+ 1))
-                if code != SQLITE_OK {
-                    throw makeDatabaseError(
-                        code, database.sqliteConnection, sql: sql, arguments: StatementArguments(),
-                        publicStatementArguments: false)
-                }
-            }
+        let code = bindValues(values)
+        if code != SQLITE_OK {
+            throw makeDatabaseError(
+                code, database.sqliteConnection, sql: sql, arguments: StatementArguments(),
+                publicStatementArguments: false)
         }
         recordPersistenceArguments(values)
     }
