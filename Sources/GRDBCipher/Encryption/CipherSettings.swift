@@ -4,7 +4,7 @@ import Foundation
 /// plaintext header.
 ///
 /// Settings are applied per connection, after the key, with ``Database/applyCipherSettings(_:)``
-/// or ``Database/usePassphrase(_:settings:)``; GRDBCipher never changes SQLCipher's process-wide
+/// or ``Database/usePassphrase(_:settings:)-(String,_)``; GRDBCipher never changes SQLCipher's process-wide
 /// `cipher_default_*` settings.
 ///
 /// ```swift

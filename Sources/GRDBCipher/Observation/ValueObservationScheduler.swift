@@ -91,7 +91,7 @@ extension ValueObservationMainActorScheduler where Self == ImmediateValueObserva
 // MARK: - Main actor, delayed
 
 /// Notifies every value on the main actor, asynchronously: the default of
-/// ``ValueObservation/start(in:scheduling:onError:onChange:)-4mqbs``.
+/// `ValueObservation.start(in:scheduling:onError:onChange:)` on the main actor.
 public final class DelayedMainActorValueObservationScheduler: ValueObservationMainActorScheduler {
     init() {}
 

@@ -23,7 +23,7 @@
 /// ```
 ///
 /// Aggregates combine with operators (`Author.books.count + Author.paintings.count`), which
-/// drop their default name: name them with ``forKey(_:)``.
+/// drop their default name: name them with ``forKey(_:)-(String)``.
 public struct AssociationAggregate<RowDecoder>: Sendable {
     /// The associations to join, each with the alias its expression refers to.
     let associations: [_SQLAssociation]
