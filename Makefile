@@ -6,7 +6,7 @@ ifeq ($(CI),true)
 SWIFT_FLAGS += -Xswiftc -warnings-as-errors
 endif
 
-.PHONY: deps build test test-plain test-encrypted crash-trials crash-trials-short soak soak-short damaged-files check-unsafe service-test macro-test example-test load-test bench-check bench-baseline demo clean fixtures bench mirror-test sanitize sanitize-address sanitize-thread
+.PHONY: deps build test test-plain test-encrypted crash-trials crash-trials-short soak soak-short damaged-files check-unsafe service-test macro-test example-test load-test bench-check bench-baseline demo clean fixtures bench mirror-test sanitize sanitize-address sanitize-thread docs docs-coverage docs-check
 
 deps:
 	@./scripts/deps.sh
@@ -127,6 +127,26 @@ demo: deps
 
 clean:
 	rm -rf .build
+
+# The documentation site (DocC): the catalog Sources/GRDBCipher/GRDBCipher.docc, the guides of
+# docs/ turned into articles (scripts/docs-guides.py) and every public symbol, as a static site in
+# .docs-site/ (open it with `make docs-preview`). DocC's warnings are errors: a broken symbol link
+# or an unresolved topic fails the build. DOCS_BASE_PATH: the path the site is served under, if
+# not the root (e.g. GRDBCipher on GitHub Pages). The coverage figure: `make docs-coverage`.
+DOCS_SITE = .docs-site
+DOCS_BASE_PATH ?=
+docs: deps
+	python3 scripts/docs-guides.py
+	$(SWIFT) package --allow-writing-to-directory $(DOCS_SITE) generate-documentation \
+		--target GRDBCipher --output-path $(DOCS_SITE) \
+		--transform-for-static-hosting $(if $(DOCS_BASE_PATH),--hosting-base-path $(DOCS_BASE_PATH)) \
+		--enable-inherited-docs --warnings-as-errors \
+		--experimental-documentation-coverage --coverage-summary-level brief
+
+# Public symbols with a summary, from DocC's coverage output (scripts/docs-coverage.py --list
+# names the others).
+docs-coverage: docs
+	python3 scripts/docs-coverage.py $(DOCS_SITE)
 
 # Regenerates Fixtures/ with the sqlcipher command-line tool (see Fixtures/fixtures.json).
 fixtures: deps
