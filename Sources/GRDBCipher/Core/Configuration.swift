@@ -98,6 +98,7 @@ public struct Configuration: Sendable {
     /// transaction).
     public var transactionClock: any TransactionClock = DefaultTransactionClock()
 
+    /// A configuration with the default values.
     public init() {}
 
     /// Adds a function that runs on every new connection, before it is used. This is where a

@@ -63,9 +63,11 @@ public struct DatabaseExportReport: Sendable {
     public var path: String
     /// The number of tables, and of rows in all tables, in the new file (same as the source).
     public var tableCount: Int
+    /// The number of rows in all tables of the new file.
     public var rowCount: Int
     /// The page size and page count of the new file.
     public var pageSize: Int
+    /// The number of pages of the new file.
     public var pageCount: Int
 }
 

@@ -62,6 +62,7 @@ private func runOnMainActor(_ action: @escaping @MainActor () -> Void) {
 /// Notifies the initial value synchronously, when the observation starts, and then the
 /// changes on the main actor. Start it from the main actor.
 public struct ImmediateValueObservationScheduler: ValueObservationMainActorScheduler {
+    /// Creates the scheduler.
     public init() {}
 
     public func immediateInitialValue() -> Bool { true }
