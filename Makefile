@@ -6,7 +6,7 @@ ifeq ($(CI),true)
 SWIFT_FLAGS += -Xswiftc -warnings-as-errors
 endif
 
-.PHONY: deps build test test-plain test-encrypted crash-trials crash-trials-short soak soak-short damaged-files check-unsafe service-test macro-test example-test load-test bench-check bench-baseline demo clean fixtures bench mirror-test sanitize sanitize-address sanitize-thread docs docs-coverage docs-check
+.PHONY: deps build test test-plain test-encrypted crash-trials crash-trials-short soak soak-short damaged-files check-unsafe service-test macro-test example-test load-test bench-check bench-baseline demo clean fixtures bench mirror-test sanitize sanitize-address sanitize-thread docs docs-coverage docs-check docs-preview
 
 deps:
 	@./scripts/deps.sh
@@ -147,6 +147,20 @@ docs: deps
 # names the others).
 docs-coverage: docs
 	python3 scripts/docs-coverage.py $(DOCS_SITE)
+
+# The site in a real browser (scripts/docs-check.py): served on 127.0.0.1, the landing page, an
+# article and three symbol pages loaded in headless Chromium (installed by scripts/docs-deps.sh),
+# each with its title rendered and no console error; a screenshot of the landing page in
+# .docs-check/. Every public declaration of GRDBCipher must have a summary.
+docs-check: docs
+	@./scripts/docs-deps.sh
+	python3 scripts/docs-coverage.py $(DOCS_SITE) --require 100
+	python3 scripts/docs-check.py $(DOCS_SITE) --artifacts .docs-check
+
+# Serves the site on http://127.0.0.1:8000/documentation/grdbcipher/ until interrupted.
+docs-preview: docs
+	@echo "Open http://127.0.0.1:8000/documentation/grdbcipher/"
+	python3 -m http.server 8000 --bind 127.0.0.1 --directory $(DOCS_SITE)
 
 # Regenerates Fixtures/ with the sqlcipher command-line tool (see Fixtures/fixtures.json).
 fixtures: deps
