@@ -106,7 +106,7 @@ public struct Configuration: Sendable {
     ///
     /// ```swift
     /// config.prepareDatabase { db in
-    ///     try db.usePassphrase("secret")
+    ///     try db.usePassphrase(passphrase) // read from a key file or the environment
     /// }
     /// ```
     public mutating func prepareDatabase(_ setup: @escaping @Sendable (Database) throws -> Void) {

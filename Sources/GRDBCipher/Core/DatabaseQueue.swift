@@ -5,7 +5,7 @@ import Foundation
 ///
 /// ```swift
 /// var config = Configuration()
-/// config.prepareDatabase { db in try db.usePassphrase("secret") }
+/// config.prepareDatabase { db in try db.usePassphrase(passphrase) }
 /// let dbQueue = try DatabaseQueue(path: "/path/to/db.sqlite", configuration: config)
 ///
 /// try dbQueue.write { db in

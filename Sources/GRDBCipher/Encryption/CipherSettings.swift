@@ -10,7 +10,7 @@ import Foundation
 /// ```swift
 /// // Open a file written by SQLCipher 3:
 /// config.prepareDatabase { db in
-///     try db.usePassphrase("secret", settings: .sqlcipher3)
+///     try db.usePassphrase(passphrase, settings: .sqlcipher3)
 /// }
 /// ```
 ///
