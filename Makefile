@@ -6,7 +6,7 @@ ifeq ($(CI),true)
 SWIFT_FLAGS += -Xswiftc -warnings-as-errors
 endif
 
-.PHONY: deps build test test-plain test-encrypted crash-trials crash-trials-short soak soak-short damaged-files check-unsafe service-test macro-test example-test load-test bench-check bench-baseline demo clean fixtures bench mirror-test sanitize sanitize-address sanitize-thread
+.PHONY: deps build test test-plain test-encrypted crash-trials crash-trials-short soak soak-short damaged-files check-unsafe service-test macro-test example-test load-test bench-check bench-baseline demo clean fixtures bench mirror-test sanitize sanitize-address sanitize-thread docs docs-coverage docs-check docs-preview
 
 deps:
 	@./scripts/deps.sh
@@ -127,6 +127,40 @@ demo: deps
 
 clean:
 	rm -rf .build
+
+# The documentation site (DocC): the catalog Sources/GRDBCipher/GRDBCipher.docc, the guides of
+# docs/ turned into articles (scripts/docs-guides.py) and every public symbol, as a static site in
+# .docs-site/ (open it with `make docs-preview`). DocC's warnings are errors: a broken symbol link
+# or an unresolved topic fails the build. DOCS_BASE_PATH: the path the site is served under, if
+# not the root (e.g. GRDBCipher on GitHub Pages). The coverage figure: `make docs-coverage`.
+DOCS_SITE = .docs-site
+DOCS_BASE_PATH ?=
+docs: deps
+	python3 scripts/docs-guides.py
+	$(SWIFT) package --allow-writing-to-directory $(DOCS_SITE) generate-documentation \
+		--target GRDBCipher --output-path $(DOCS_SITE) \
+		--transform-for-static-hosting $(if $(DOCS_BASE_PATH),--hosting-base-path $(DOCS_BASE_PATH)) \
+		--enable-inherited-docs --warnings-as-errors \
+		--experimental-documentation-coverage --coverage-summary-level brief
+
+# Public symbols with a summary, from DocC's coverage output (scripts/docs-coverage.py --list
+# names the others).
+docs-coverage: docs
+	python3 scripts/docs-coverage.py $(DOCS_SITE)
+
+# The site in a real browser (scripts/docs-check.py): served on 127.0.0.1, the landing page, an
+# article and three symbol pages loaded in headless Chromium (installed by scripts/docs-deps.sh),
+# each with its title rendered and no console error; a screenshot of the landing page in
+# .docs-check/. Every public declaration of GRDBCipher must have a summary.
+docs-check: docs
+	@./scripts/docs-deps.sh
+	python3 scripts/docs-coverage.py $(DOCS_SITE) --require 100
+	python3 scripts/docs-check.py $(DOCS_SITE) --artifacts .docs-check
+
+# Serves the site on http://127.0.0.1:8000/documentation/grdbcipher/ until interrupted.
+docs-preview: docs
+	@echo "Open http://127.0.0.1:8000/documentation/grdbcipher/"
+	python3 -m http.server 8000 --bind 127.0.0.1 --directory $(DOCS_SITE)
 
 # Regenerates Fixtures/ with the sqlcipher command-line tool (see Fixtures/fixtures.json).
 fixtures: deps

@@ -14,6 +14,9 @@ let package = Package(
     dependencies: [
         // The command-line tool's only dependency.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // `make docs`: the DocC site (swift package generate-documentation). A command plugin,
+        // used at documentation time only; nothing links it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The only place that names the SQLCipher library. Newer SQLCipher releases may install

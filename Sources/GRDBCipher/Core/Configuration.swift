@@ -98,6 +98,7 @@ public struct Configuration: Sendable {
     /// transaction).
     public var transactionClock: any TransactionClock = DefaultTransactionClock()
 
+    /// A configuration with the default values.
     public init() {}
 
     /// Adds a function that runs on every new connection, before it is used. This is where a
@@ -105,7 +106,7 @@ public struct Configuration: Sendable {
     ///
     /// ```swift
     /// config.prepareDatabase { db in
-    ///     try db.usePassphrase("secret")
+    ///     try db.usePassphrase(passphrase) // read from a key file or the environment
     /// }
     /// ```
     public mutating func prepareDatabase(_ setup: @escaping @Sendable (Database) throws -> Void) {

@@ -53,6 +53,7 @@ extension Cursor {
     }
 }
 
+/// Creates collections from the elements of a cursor.
 extension RangeReplaceableCollection {
     /// Creates a collection with the remaining elements of `cursor`.
     ///
@@ -88,6 +89,7 @@ extension RangeReplaceableCollection {
     }
 }
 
+/// Creates sets from the elements of a cursor.
 extension Set {
     /// Creates a set with the remaining elements of `cursor`.
     ///
@@ -156,6 +158,7 @@ extension Set {
     }
 }
 
+/// Creates dictionaries from the elements of a cursor.
 extension Dictionary {
     /// Creates a dictionary grouping the remaining elements of `cursor` by `keyForValue`.
     ///

@@ -14,6 +14,7 @@ public protocol TransactionClock: Sendable {
 
 /// The default clock: the current date, read once per transaction.
 public struct DefaultTransactionClock: TransactionClock {
+    /// Creates the clock that reads the current date at the start of each transaction.
     public init() {}
     public func now(_ db: Database) throws -> Date { Date() }
 }

@@ -5,14 +5,19 @@ extension Database {
     ///
     /// Related SQLite documentation: <https://www.sqlite.org/lang_transaction.html>
     public enum TransactionKind: String, Sendable {
+        /// `BEGIN DEFERRED`: locks are taken by the first read or write.
         case deferred = "DEFERRED"
+        /// `BEGIN IMMEDIATE`: the write lock is taken at once.
         case immediate = "IMMEDIATE"
+        /// `BEGIN EXCLUSIVE`: the write lock is taken at once; readers wait too, except in WAL mode.
         case exclusive = "EXCLUSIVE"
     }
 
     /// A transaction commit, or rollback.
     public enum TransactionCompletion: Sendable {
+        /// Commits the transaction or releases the savepoint.
         case commit
+        /// Rolls back the transaction or the savepoint.
         case rollback
     }
 

@@ -407,7 +407,7 @@ public final class Database {
     ///
     /// Positional arguments are consumed by the statements in order. When every statement
     /// can be prepared up front, a wrong argument count is reported before any statement runs;
-    /// and statements that fail half-way are rolled back (see ``StatementCompiler``), so bad
+    /// and statements that fail half-way are rolled back, so bad
     /// input leaves the database as it was.
     public func execute(sql: String, arguments: StatementArguments = StatementArguments()) throws {
         preconditionValidAccess()

@@ -307,6 +307,7 @@ public final class DatabasePool: DatabaseWriter {
     ///
     /// - parameter kind: The kind of transaction: `.deferred`, `.immediate` (the default when nil,
     ///   for a pool), or `.exclusive`.
+    /// - parameter updates: The transaction's work; it returns `.commit` or `.rollback`.
     public func writeInTransaction(
         _ kind: Database.TransactionKind? = nil,
         _ updates: (Database) throws -> Database.TransactionCompletion) throws

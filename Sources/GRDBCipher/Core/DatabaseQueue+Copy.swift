@@ -4,7 +4,7 @@ extension DatabaseQueue {
     ///
     /// ```swift
     /// var config = Configuration()
-    /// config.prepareDatabase { db in try db.usePassphrase("secret") }
+    /// config.prepareDatabase { db in try db.usePassphrase(passphrase) }
     /// let dbQueue = try DatabaseQueue.inMemoryCopy(fromPath: "/path/to/db.sqlite", configuration: config)
     /// ```
     ///

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// ```swift
 /// var config = Configuration()
-/// config.prepareDatabase { db in try db.usePassphrase("secret") }
+/// config.prepareDatabase { db in try db.usePassphrase(passphrase) }
 /// let dbQueue = try DatabaseQueue(path: "/path/to/db.sqlite", configuration: config)
 ///
 /// try dbQueue.write { db in
@@ -149,7 +149,7 @@ public final class DatabaseQueue: DatabaseWriter {
         try writer.writeWithoutTransaction(updates)
     }
 
-    /// Same as ``writeWithoutTransaction(_:)``: a queue has no concurrent reads.
+    /// Same as `writeWithoutTransaction(_:)`: a queue has no concurrent reads.
     public func barrierWriteWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
         try writer.checkedWriteWithoutTransaction(updates)
     }
@@ -178,7 +178,7 @@ public final class DatabaseQueue: DatabaseWriter {
     }
 
     /// Runs operations outside of any transaction (the GRDB 4 name of
-    /// ``writeWithoutTransaction(_:)``).
+    /// `writeWithoutTransaction(_:)`).
     public func inDatabase<T>(_ updates: (Database) throws -> T) rethrows -> T {
         try writeWithoutTransaction(updates)
     }

@@ -18,10 +18,15 @@ import Foundation
 public struct DatabaseValue: Hashable, Sendable {
     /// The SQLite storage classes.
     public enum Storage: Hashable, Sendable {
+        /// The SQL NULL.
         case null
+        /// An SQLite integer.
         case int64(Int64)
+        /// An SQLite real (a double-precision floating point number).
         case double(Double)
+        /// An SQLite text.
         case string(String)
+        /// An SQLite blob.
         case blob(Data)
 
         // Integers and doubles compare numerically, as in SQLite.

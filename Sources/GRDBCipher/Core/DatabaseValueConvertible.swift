@@ -61,6 +61,7 @@ extension StatementBinding where Self: RawRepresentable, Self.RawValue: Statemen
 }
 
 extension DatabaseValueConvertible {
+    /// Binds the value to a statement parameter; returns SQLite's result code.
     public func bind(to sqliteStatement: SQLiteStatement, at index: CInt) -> CInt {
         databaseValue.bind(to: sqliteStatement, at: index)
     }
@@ -193,8 +194,10 @@ extension Optional: StatementColumnConvertible where Wrapped: StatementColumnCon
 // MARK: - RawRepresentable
 
 extension DatabaseValueConvertible where Self: RawRepresentable, Self.RawValue: DatabaseValueConvertible {
+    /// The raw value, as a database value.
     public var databaseValue: DatabaseValue { rawValue.databaseValue }
 
+    /// The value whose raw value is decoded from `dbValue`, or nil.
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Self? {
         RawValue.fromDatabaseValue(dbValue).flatMap { Self(rawValue: $0) }
     }

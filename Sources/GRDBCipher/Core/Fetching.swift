@@ -114,7 +114,7 @@ extension DatabaseValueConvertible {
     }
 
     /// Returns the first value fetched from a prepared statement, or nil for no row (see
-    /// ``fetchOne(_:sql:arguments:adapter:)`` for NULL).
+    /// `fetchOne(_:sql:arguments:adapter:)` for NULL).
     public static func fetchOne(_ statement: Statement, arguments: StatementArguments? = nil, adapter: (any RowAdapter)? = nil) throws -> Self? {
         let cursor = try RowCursor(statement: statement, arguments: arguments, adapter: adapter)
         guard let row = try cursor.next() else { return nil }
@@ -132,7 +132,7 @@ extension DatabaseValueConvertible where Self: StatementColumnConvertible {
     }
 
     /// Returns the first value fetched from an SQL query, or nil if there is no row (fast
-    /// path; see ``DatabaseValueConvertible/fetchOne(_:sql:arguments:adapter:)`` for NULL).
+    /// path; see `DatabaseValueConvertible.fetchOne(_:sql:arguments:adapter:)` for NULL).
     public static func fetchOne(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil) throws -> Self? {
         try fetchOne(db.fetchStatement(sql: sql), arguments: arguments, adapter: adapter)
     }

@@ -6,6 +6,7 @@ import Foundation
 // so that it also answers for the subclasses GRDB programs fetch (`NSMutableData`,
 // `NSDecimalNumber`…).
 
+/// `NSData` stores into and reads from the database as a ``DatabaseValueConvertible`` value.
 extension NSData: DatabaseValueConvertible {
     /// A BLOB.
     public var databaseValue: DatabaseValue {
@@ -18,6 +19,7 @@ extension NSData: DatabaseValueConvertible {
     }
 }
 
+/// `NSDate` stores into and reads from the database as a ``DatabaseValueConvertible`` value.
 extension NSDate: DatabaseValueConvertible {
     /// Text, as a `Date`.
     public var databaseValue: DatabaseValue {
@@ -30,6 +32,7 @@ extension NSDate: DatabaseValueConvertible {
     }
 }
 
+/// `NSNull` stores into and reads from the database as a ``DatabaseValueConvertible`` value.
 extension NSNull: DatabaseValueConvertible {
     /// NULL.
     public var databaseValue: DatabaseValue { .null }
@@ -40,6 +43,7 @@ extension NSNull: DatabaseValueConvertible {
     }
 }
 
+/// `NSNumber` stores into and reads from the database as a ``DatabaseValueConvertible`` value.
 extension NSNumber: DatabaseValueConvertible {
     /// An INTEGER or a REAL, as the number holds. As GRDB (VAL-3), an `NSDecimalNumber` is an
     /// INTEGER when it is a whole number that fits `Int64`, a REAL otherwise.
@@ -80,6 +84,7 @@ extension NSNumber: DatabaseValueConvertible {
     }
 }
 
+/// `NSString` stores into and reads from the database as a ``DatabaseValueConvertible`` value.
 extension NSString: DatabaseValueConvertible {
     /// TEXT.
     public var databaseValue: DatabaseValue {
@@ -92,6 +97,7 @@ extension NSString: DatabaseValueConvertible {
     }
 }
 
+/// `NSURL` stores into and reads from the database as a ``DatabaseValueConvertible`` value.
 extension NSURL: DatabaseValueConvertible {
     /// TEXT: the absolute string.
     public var databaseValue: DatabaseValue {
@@ -106,6 +112,7 @@ extension NSURL: DatabaseValueConvertible {
     }
 }
 
+/// `NSUUID` stores into and reads from the database as a ``DatabaseValueConvertible`` value.
 extension NSUUID: DatabaseValueConvertible {
     /// A 16-byte BLOB, as a `UUID`.
     public var databaseValue: DatabaseValue {
@@ -118,6 +125,7 @@ extension NSUUID: DatabaseValueConvertible {
     }
 }
 
+/// `CGFloat` stores into and reads from the database as a ``DatabaseValueConvertible`` value.
 extension CGFloat: DatabaseValueConvertible {
     /// A REAL.
     public var databaseValue: DatabaseValue {

@@ -1,6 +1,7 @@
 import CSQLCipher
 import Foundation
 
+/// `Data` is stored as a blob (and reads text as its UTF-8 bytes).
 extension Data: DatabaseValueConvertible, StatementColumnConvertible {
     public var databaseValue: DatabaseValue { .init(storage: .blob(self)) }
 

@@ -99,10 +99,12 @@ public struct SQL: Sendable {
         elements.append(contentsOf: sqlLiteral.elements)
     }
 
+    /// Concatenates two SQL literals.
     public static func + (lhs: SQL, rhs: SQL) -> SQL {
         SQL(elements: lhs.elements + rhs.elements)
     }
 
+    /// Appends an SQL literal.
     public static func += (lhs: inout SQL, rhs: SQL) {
         lhs.elements += rhs.elements
     }
@@ -449,6 +451,7 @@ extension Sequence where Element == SQL {
     }
 }
 
+/// Joins SQL literals.
 extension Collection where Element == SQL {
     /// Joins SQL literals with a separator.
     ///

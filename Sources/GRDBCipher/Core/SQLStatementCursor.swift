@@ -77,6 +77,7 @@ extension Database {
     /// `CREATE TABLE` has run. Collect them in an array only when each one can be prepared
     /// before the others run.
     ///
+    /// - parameter sql: One or more SQL statements.
     /// - parameter arguments: When not nil, each statement takes the arguments it needs, in
     ///   order; missing or extra arguments throw as ``execute(sql:arguments:)`` does. When nil,
     ///   the statements have no arguments: set them with ``Statement/setArguments(_:)``.

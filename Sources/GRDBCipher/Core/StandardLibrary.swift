@@ -15,6 +15,7 @@ import Foundation
 // call into SQLite per value; the type is asked only when the result may be a NULL (0, or a
 // NULL text pointer).
 
+/// `Bool` is stored as the integers 0 and 1.
 extension Bool: DatabaseValueConvertible, StatementColumnConvertible {
     public var databaseValue: DatabaseValue { .init(storage: .int64(self ? 1 : 0)) }
 
@@ -76,6 +77,7 @@ extension FixedWidthInteger {
 
 // Each integer type declares its own conversion (rather than inheriting one from a protocol
 // extension) so that specialized code calls it directly and inlines it.
+/// `Int` is stored as an SQLite integer; decoding fails when the stored value does not fit.
 extension Int: DatabaseInteger {
     /// An INTEGER.
     public var databaseValue: DatabaseValue { integerDatabaseValue }
@@ -83,6 +85,7 @@ extension Int: DatabaseInteger {
     @inlinable @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) { self.init(sqliteColumn: sqliteStatement, index: index) }
 }
+/// `Int8` is stored as an SQLite integer; decoding fails when the stored value does not fit.
 extension Int8: DatabaseInteger {
     /// An INTEGER.
     public var databaseValue: DatabaseValue { integerDatabaseValue }
@@ -90,6 +93,7 @@ extension Int8: DatabaseInteger {
     @inlinable @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) { self.init(sqliteColumn: sqliteStatement, index: index) }
 }
+/// `Int16` is stored as an SQLite integer; decoding fails when the stored value does not fit.
 extension Int16: DatabaseInteger {
     /// An INTEGER.
     public var databaseValue: DatabaseValue { integerDatabaseValue }
@@ -97,6 +101,7 @@ extension Int16: DatabaseInteger {
     @inlinable @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) { self.init(sqliteColumn: sqliteStatement, index: index) }
 }
+/// `Int32` is stored as an SQLite integer; decoding fails when the stored value does not fit.
 extension Int32: DatabaseInteger {
     /// An INTEGER.
     public var databaseValue: DatabaseValue { integerDatabaseValue }
@@ -104,6 +109,7 @@ extension Int32: DatabaseInteger {
     @inlinable @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) { self.init(sqliteColumn: sqliteStatement, index: index) }
 }
+/// `Int64` is stored as an SQLite integer; decoding fails when the stored value does not fit.
 extension Int64: DatabaseInteger {
     /// An INTEGER.
     public var databaseValue: DatabaseValue { integerDatabaseValue }
@@ -111,6 +117,7 @@ extension Int64: DatabaseInteger {
     @inlinable @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) { self.init(sqliteColumn: sqliteStatement, index: index) }
 }
+/// `UInt` is stored as an SQLite integer; decoding fails when the stored value does not fit.
 extension UInt: DatabaseInteger {
     /// An INTEGER; a value above `Int64.max` is stored as REAL.
     public var databaseValue: DatabaseValue { integerDatabaseValue }
@@ -118,6 +125,7 @@ extension UInt: DatabaseInteger {
     @inlinable @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) { self.init(sqliteColumn: sqliteStatement, index: index) }
 }
+/// `UInt8` is stored as an SQLite integer; decoding fails when the stored value does not fit.
 extension UInt8: DatabaseInteger {
     /// An INTEGER.
     public var databaseValue: DatabaseValue { integerDatabaseValue }
@@ -125,6 +133,7 @@ extension UInt8: DatabaseInteger {
     @inlinable @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) { self.init(sqliteColumn: sqliteStatement, index: index) }
 }
+/// `UInt16` is stored as an SQLite integer; decoding fails when the stored value does not fit.
 extension UInt16: DatabaseInteger {
     /// An INTEGER.
     public var databaseValue: DatabaseValue { integerDatabaseValue }
@@ -132,6 +141,7 @@ extension UInt16: DatabaseInteger {
     @inlinable @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) { self.init(sqliteColumn: sqliteStatement, index: index) }
 }
+/// `UInt32` is stored as an SQLite integer; decoding fails when the stored value does not fit.
 extension UInt32: DatabaseInteger {
     /// An INTEGER.
     public var databaseValue: DatabaseValue { integerDatabaseValue }
@@ -139,6 +149,7 @@ extension UInt32: DatabaseInteger {
     @inlinable @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) { self.init(sqliteColumn: sqliteStatement, index: index) }
 }
+/// `UInt64` is stored as an SQLite integer; decoding fails when the stored value does not fit.
 extension UInt64: DatabaseInteger {
     /// An INTEGER; a value above `Int64.max` is stored as REAL.
     public var databaseValue: DatabaseValue { integerDatabaseValue }
@@ -147,6 +158,7 @@ extension UInt64: DatabaseInteger {
     public init?(sqliteStatement: SQLiteStatement, index: CInt) { self.init(sqliteColumn: sqliteStatement, index: index) }
 }
 
+/// `Double` is stored as an SQLite real.
 extension Double: DatabaseValueConvertible, StatementColumnConvertible {
     public var databaseValue: DatabaseValue { .init(storage: .double(self)) }
 
@@ -167,6 +179,7 @@ extension Double: DatabaseValueConvertible, StatementColumnConvertible {
     }
 }
 
+/// `Float` is stored as an SQLite real.
 extension Float: DatabaseValueConvertible, StatementColumnConvertible {
     public var databaseValue: DatabaseValue { .init(storage: .double(Double(self))) }
 
@@ -181,6 +194,7 @@ extension Float: DatabaseValueConvertible, StatementColumnConvertible {
     }
 }
 
+/// `String` is stored as SQLite text.
 extension String: DatabaseValueConvertible, StatementColumnConvertible {
     public var databaseValue: DatabaseValue { .init(storage: .string(self)) }
 

@@ -5,7 +5,7 @@ import Foundation
 /// or a raw 256-bit key that skips it.
 ///
 /// ```swift
-/// let key = CipherKey.passphrase("correct horse battery staple")
+/// let key = CipherKey.passphrase(passphrase)            // from a key file or the environment
 /// let raw = try CipherKey.rawKey(keyData)               // 32 bytes
 /// let salted = try CipherKey.rawKey(keyData, salt: salt) // 32 + 16 bytes
 /// ```

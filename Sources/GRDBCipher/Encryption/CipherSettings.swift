@@ -4,13 +4,13 @@ import Foundation
 /// plaintext header.
 ///
 /// Settings are applied per connection, after the key, with ``Database/applyCipherSettings(_:)``
-/// or ``Database/usePassphrase(_:settings:)``; GRDBCipher never changes SQLCipher's process-wide
+/// or ``Database/usePassphrase(_:settings:)-(String,_)``; GRDBCipher never changes SQLCipher's process-wide
 /// `cipher_default_*` settings.
 ///
 /// ```swift
 /// // Open a file written by SQLCipher 3:
 /// config.prepareDatabase { db in
-///     try db.usePassphrase("secret", settings: .sqlcipher3)
+///     try db.usePassphrase(passphrase, settings: .sqlcipher3)
 /// }
 /// ```
 ///
@@ -20,15 +20,21 @@ import Foundation
 public struct CipherSettings: Sendable, Hashable, CustomStringConvertible {
     /// HMAC algorithms.
     public enum HMACAlgorithm: String, Sendable, Hashable {
+        /// HMAC with SHA-1 (SQLCipher 3 and older).
         case sha1 = "HMAC_SHA1"
+        /// HMAC with SHA-256.
         case sha256 = "HMAC_SHA256"
+        /// HMAC with SHA-512 (the SQLCipher 4 default).
         case sha512 = "HMAC_SHA512"
     }
 
     /// Key derivation algorithms.
     public enum KDFAlgorithm: String, Sendable, Hashable {
+        /// PBKDF2 with HMAC-SHA-1 (SQLCipher 3 and older).
         case pbkdf2SHA1 = "PBKDF2_HMAC_SHA1"
+        /// PBKDF2 with HMAC-SHA-256.
         case pbkdf2SHA256 = "PBKDF2_HMAC_SHA256"
+        /// PBKDF2 with HMAC-SHA-512 (the SQLCipher 4 default).
         case pbkdf2SHA512 = "PBKDF2_HMAC_SHA512"
     }
 

@@ -8,7 +8,7 @@ extension Database {
     ///
     /// ```swift
     /// try dbQueue.write { db in
-    ///     try db.changePassphrase("new secret")
+    ///     try db.changePassphrase(newPassphrase)
     /// }
     /// ```
     ///
@@ -168,7 +168,7 @@ extension DatabaseWriter {
     /// verification as ``Database/changePassphrase(_:)-(String)``.
     ///
     /// ```swift
-    /// try dbPool.changePassphrase("new secret")
+    /// try dbPool.changePassphrase(newPassphrase)
     /// ```
     ///
     /// On a ``DatabasePool``, it waits for the reads in progress to end and holds new ones

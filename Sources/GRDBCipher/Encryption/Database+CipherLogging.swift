@@ -6,11 +6,17 @@ extension Database {
         public var rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
 
+        /// No logging (the default of GRDBCipher).
         public static let none = SQLCipherLogLevel(rawValue: "NONE")
+        /// Errors only.
         public static let error = SQLCipherLogLevel(rawValue: "ERROR")
+        /// Errors and warnings.
         public static let warn = SQLCipherLogLevel(rawValue: "WARN")
+        /// Errors, warnings and information.
         public static let info = SQLCipherLogLevel(rawValue: "INFO")
+        /// Everything up to debug messages.
         public static let debug = SQLCipherLogLevel(rawValue: "DEBUG")
+        /// Everything, including traces.
         public static let trace = SQLCipherLogLevel(rawValue: "TRACE")
     }
 

@@ -8,7 +8,8 @@ extension Database {
     /// ```swift
     /// var config = Configuration()
     /// config.prepareDatabase { db in
-    ///     try db.usePassphrase("secret")
+    ///     // From a key file, a credential or the environment: never from source code.
+    ///     try db.usePassphrase(ProcessInfo.processInfo.environment["APP_DB_PASSPHRASE"] ?? "")
     /// }
     /// let dbQueue = try DatabaseQueue(path: path, configuration: config)
     /// ```

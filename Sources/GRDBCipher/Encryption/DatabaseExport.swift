@@ -5,11 +5,11 @@ import Foundation
 ///
 /// ```swift
 /// // Encrypt a plaintext database:
-/// try plainQueue.exportDatabase(to: encryptedPath, options: .encrypted(with: .passphrase("secret")))
+/// try plainQueue.exportDatabase(to: encryptedPath, options: .encrypted(with: .passphrase(passphrase)))
 /// // Decrypt:
 /// try encryptedQueue.exportDatabase(to: plainPath, options: .plaintext)
 /// // Re-encrypt with SQLCipher 4 settings and a new passphrase:
-/// try v3Queue.exportDatabase(to: v4Path, options: .encrypted(with: .passphrase("new"), settings: .sqlcipher4))
+/// try v3Queue.exportDatabase(to: v4Path, options: .encrypted(with: .passphrase(newPassphrase), settings: .sqlcipher4))
 /// ```
 public struct DatabaseExportOptions: Sendable {
     /// The key of the new file; nil for a plaintext file.
@@ -63,9 +63,11 @@ public struct DatabaseExportReport: Sendable {
     public var path: String
     /// The number of tables, and of rows in all tables, in the new file (same as the source).
     public var tableCount: Int
+    /// The number of rows in all tables of the new file.
     public var rowCount: Int
     /// The page size and page count of the new file.
     public var pageSize: Int
+    /// The number of pages of the new file.
     public var pageCount: Int
 }
 

@@ -55,10 +55,13 @@ public struct KeySlotContext: Sendable, Hashable {
 public struct KeyringStatus: Sendable {
     /// A slot of the keyring.
     public struct Slot: Sendable {
+        /// The name of the slot.
         public var name: String
+        /// What unlocks the slot.
         public var kind: KeySlotKind
         /// Where its secret comes from: a credential name, a key file path, a label.
         public var source: String
+        /// When the slot was added.
         public var createdAt: Date
     }
 
@@ -75,20 +78,26 @@ public struct KeyringStatus: Sendable {
             /// re-encryption could not be made durable (or after an interrupted rotation).
             case retired
         }
+        /// The number of the data key in the keyring.
         public var id: Int
+        /// What the key is to the database now.
         public var state: State
+        /// When the data key was made.
         public var createdAt: Date
     }
 
     /// The identifier of the keyring.
     public var keyringID: String
+    /// When the keyring was created.
     public var createdAt: Date
     /// The file name of its database.
     public var databaseName: String
     /// The SQLCipher salt of its database, in hexadecimal (not a secret: the first 16 bytes of
     /// the database file).
     public var databaseSalt: String
+    /// The key slots of the keyring.
     public var slots: [Slot]
+    /// The data keys of the keyring.
     public var dataKeys: [DataKey]
     /// When the keyring was destroyed, if it was.
     public var destroyedAt: Date?

@@ -301,7 +301,9 @@ public struct KeyringError: Error, CustomStringConvertible, Sendable {
         case databaseUnavailable
     }
 
+    /// What went wrong, for a `switch`.
     public let code: Code
+    /// A message for people; it names key sources, never secrets.
     public let message: String
 
     init(_ code: Code, _ message: String) {

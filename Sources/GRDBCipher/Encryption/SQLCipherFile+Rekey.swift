@@ -15,7 +15,7 @@ extension SQLCipherFile {
     /// standard formats are found without it.
     ///
     /// ```swift
-    /// try SQLCipherFile.rekey(atPath: path, key: .passphrase("old"), newKey: .passphrase("new"))
+    /// try SQLCipherFile.rekey(atPath: path, key: .passphrase(oldPassphrase), newKey: .passphrase(newPassphrase))
     /// ```
     public static func rekey(
         atPath path: String,

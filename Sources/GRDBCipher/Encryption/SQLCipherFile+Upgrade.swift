@@ -41,7 +41,7 @@ extension SQLCipherFile {
     /// 2.0 files written on a big-endian machine:
     ///
     /// ```swift
-    /// try SQLCipherFile.upgrade(atPath: path, key: .passphrase("secret")) { db in
+    /// try SQLCipherFile.upgrade(atPath: path, key: .passphrase(passphrase)) { db in
     ///     try db.execute(sql: "PRAGMA cipher_compatibility = 2; PRAGMA cipher_hmac_pgno = be")
     /// }
     /// ```

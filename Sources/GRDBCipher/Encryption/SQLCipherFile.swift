@@ -108,7 +108,7 @@ public enum SQLCipherFile {
     /// The file is only read, never written.
     ///
     /// ```swift
-    /// let info = try SQLCipherFile.inspect(atPath: path, key: .passphrase("secret"))
+    /// let info = try SQLCipherFile.inspect(atPath: path, key: .passphrase(passphrase))
     /// if info.sqlcipherFormat == 3 { /* upgrade it */ }
     /// ```
     public static func inspect(atPath path: String, key: CipherKey? = nil, settings: CipherSettings? = nil) throws -> SQLCipherFileInfo {

@@ -298,7 +298,7 @@ public struct DatabaseMigrator: Sendable {
     /// a newer version of the application.
     ///
     /// As in GRDB, the identifiers that a registered migration merges count until
-    /// ``migrate(_:)`` removes them.
+    /// `migrate(_:)` removes them.
     public func hasBeenSuperseded(_ db: Database) throws -> Bool {
         let registeredIdentifiers = Set(migrations)
         return try appliedIdentifiers(db).contains { !registeredIdentifiers.contains($0) }

@@ -12,6 +12,7 @@ import Foundation
 /// }
 /// ```
 public struct AsyncValueObservation<Element: Sendable>: AsyncSequence {
+    /// How values that the consumer has not read yet are buffered.
     public typealias BufferingPolicy = AsyncThrowingStream<Element, Error>.Continuation.BufferingPolicy
     public typealias AsyncIterator = Iterator
 

@@ -62,6 +62,7 @@ private func runOnMainActor(_ action: @escaping @MainActor () -> Void) {
 /// Notifies the initial value synchronously, when the observation starts, and then the
 /// changes on the main actor. Start it from the main actor.
 public struct ImmediateValueObservationScheduler: ValueObservationMainActorScheduler {
+    /// Creates the scheduler.
     public init() {}
 
     public func immediateInitialValue() -> Bool { true }
@@ -91,7 +92,7 @@ extension ValueObservationMainActorScheduler where Self == ImmediateValueObserva
 // MARK: - Main actor, delayed
 
 /// Notifies every value on the main actor, asynchronously: the default of
-/// ``ValueObservation/start(in:scheduling:onError:onChange:)-4mqbs``.
+/// `ValueObservation.start(in:scheduling:onError:onChange:)` on the main actor.
 public final class DelayedMainActorValueObservationScheduler: ValueObservationMainActorScheduler {
     init() {}
 

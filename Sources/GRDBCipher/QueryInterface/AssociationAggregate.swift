@@ -23,7 +23,7 @@
 /// ```
 ///
 /// Aggregates combine with operators (`Author.books.count + Author.paintings.count`), which
-/// drop their default name: name them with ``forKey(_:)``.
+/// drop their default name: name them with ``forKey(_:)-(String)``.
 public struct AssociationAggregate<RowDecoder>: Sendable {
     /// The associations to join, each with the alias its expression refers to.
     let associations: [_SQLAssociation]
@@ -339,60 +339,108 @@ extension Table {
 // MARK: - Operators
 
 extension AssociationAggregate {
+    /// The negation of an aggregate (SQL `NOT`).
     public static prefix func ! (aggregate: Self) -> AssociationAggregate<RowDecoder> { aggregate.negated }
+    /// The opposite of an aggregate (SQL unary `-`).
     public static prefix func - (aggregate: Self) -> AssociationAggregate<RowDecoder> { aggregate.map { -$0 } }
 
+    /// Combines two aggregates with SQL `=`.
     public static func == (lhs: Self, rhs: Self) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 == $1 } }
+    /// Combines an aggregate and a value with SQL `=` (or `IS NULL` against nil).
     public static func == (lhs: Self, rhs: (any SQLExpressible)?) -> AssociationAggregate<RowDecoder> { let rhs = rhs?.sqlExpression ?? .null; return lhs.map { $0 == rhs } }
+    /// Combines a value and an aggregate with SQL `=` (or `IS NULL` against nil).
     public static func == (lhs: (any SQLExpressible)?, rhs: Self) -> AssociationAggregate<RowDecoder> { let lhs = lhs?.sqlExpression ?? .null; return rhs.map { lhs == $0 } }
+    /// The aggregate itself, or its negation, depending on the boolean.
     public static func == (lhs: Self, rhs: Bool) -> AssociationAggregate<RowDecoder> { rhs ? lhs.unnamed : lhs.negated }
+    /// The aggregate itself, or its negation, depending on the boolean.
     public static func == (lhs: Bool, rhs: Self) -> AssociationAggregate<RowDecoder> { lhs ? rhs.unnamed : rhs.negated }
 
+    /// Combines two aggregates with SQL `<>`.
     public static func != (lhs: Self, rhs: Self) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 != $1 } }
+    /// Combines an aggregate and a value with SQL `<>` (or `IS NOT NULL` against nil).
     public static func != (lhs: Self, rhs: (any SQLExpressible)?) -> AssociationAggregate<RowDecoder> { let rhs = rhs?.sqlExpression ?? .null; return lhs.map { $0 != rhs } }
+    /// Combines a value and an aggregate with SQL `<>` (or `IS NOT NULL` against nil).
     public static func != (lhs: (any SQLExpressible)?, rhs: Self) -> AssociationAggregate<RowDecoder> { let lhs = lhs?.sqlExpression ?? .null; return rhs.map { lhs != $0 } }
+    /// The negation of the aggregate, or the aggregate itself, depending on the boolean.
     public static func != (lhs: Self, rhs: Bool) -> AssociationAggregate<RowDecoder> { rhs ? lhs.negated : lhs.unnamed }
+    /// The negation of the aggregate, or the aggregate itself, depending on the boolean.
     public static func != (lhs: Bool, rhs: Self) -> AssociationAggregate<RowDecoder> { lhs ? rhs.negated : rhs.unnamed }
 
+    /// Combines two aggregates with SQL `IS`.
     public static func === (lhs: Self, rhs: Self) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 === $1 } }
+    /// Combines an aggregate and a value with SQL `IS`.
     public static func === (lhs: Self, rhs: (any SQLExpressible)?) -> AssociationAggregate<RowDecoder> { let rhs = rhs?.sqlExpression ?? .null; return lhs.map { $0 === rhs } }
+    /// Combines a value and an aggregate with SQL `IS`.
     public static func === (lhs: (any SQLExpressible)?, rhs: Self) -> AssociationAggregate<RowDecoder> { let lhs = lhs?.sqlExpression ?? .null; return rhs.map { lhs === $0 } }
 
+    /// Combines two aggregates with SQL `IS NOT`.
     public static func !== (lhs: Self, rhs: Self) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 !== $1 } }
+    /// Combines an aggregate and a value with SQL `IS NOT`.
     public static func !== (lhs: Self, rhs: (any SQLExpressible)?) -> AssociationAggregate<RowDecoder> { let rhs = rhs?.sqlExpression ?? .null; return lhs.map { $0 !== rhs } }
+    /// Combines a value and an aggregate with SQL `IS NOT`.
     public static func !== (lhs: (any SQLExpressible)?, rhs: Self) -> AssociationAggregate<RowDecoder> { let lhs = lhs?.sqlExpression ?? .null; return rhs.map { lhs !== $0 } }
 
+    /// Combines two aggregates with SQL `<`.
     public static func < (lhs: Self, rhs: Self) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 < $1 } }
+    /// Combines an aggregate and a value with SQL `<`.
     public static func < (lhs: Self, rhs: some SQLExpressible) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 < $1 } }
+    /// Combines a value and an aggregate with SQL `<`.
     public static func < (lhs: some SQLExpressible, rhs: Self) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 < $1 } }
+    /// Combines two aggregates with SQL `<=`.
     public static func <= (lhs: Self, rhs: Self) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 <= $1 } }
+    /// Combines an aggregate and a value with SQL `<=`.
     public static func <= (lhs: Self, rhs: some SQLExpressible) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 <= $1 } }
+    /// Combines a value and an aggregate with SQL `<=`.
     public static func <= (lhs: some SQLExpressible, rhs: Self) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 <= $1 } }
+    /// Combines two aggregates with SQL `>`.
     public static func > (lhs: Self, rhs: Self) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 > $1 } }
+    /// Combines an aggregate and a value with SQL `>`.
     public static func > (lhs: Self, rhs: some SQLExpressible) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 > $1 } }
+    /// Combines a value and an aggregate with SQL `>`.
     public static func > (lhs: some SQLExpressible, rhs: Self) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 > $1 } }
+    /// Combines two aggregates with SQL `>=`.
     public static func >= (lhs: Self, rhs: Self) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 >= $1 } }
+    /// Combines an aggregate and a value with SQL `>=`.
     public static func >= (lhs: Self, rhs: some SQLExpressible) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 >= $1 } }
+    /// Combines a value and an aggregate with SQL `>=`.
     public static func >= (lhs: some SQLExpressible, rhs: Self) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 >= $1 } }
 
+    /// Combines two aggregates with SQL `AND`.
     public static func && (lhs: Self, rhs: Self) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 && $1 } }
+    /// Combines an aggregate and a value with SQL `AND`.
     public static func && (lhs: Self, rhs: some SQLExpressible) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 && $1 } }
+    /// Combines a value and an aggregate with SQL `AND`.
     public static func && (lhs: some SQLExpressible, rhs: Self) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 && $1 } }
+    /// Combines two aggregates with SQL `OR`.
     public static func || (lhs: Self, rhs: Self) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 || $1 } }
+    /// Combines an aggregate and a value with SQL `OR`.
     public static func || (lhs: Self, rhs: some SQLExpressible) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 || $1 } }
+    /// Combines a value and an aggregate with SQL `OR`.
     public static func || (lhs: some SQLExpressible, rhs: Self) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 || $1 } }
 
+    /// Combines two aggregates with SQL `+`.
     public static func + (lhs: Self, rhs: Self) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 + $1 } }
+    /// Combines an aggregate and a value with SQL `+`.
     public static func + (lhs: Self, rhs: some SQLExpressible) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 + $1 } }
+    /// Combines a value and an aggregate with SQL `+`.
     public static func + (lhs: some SQLExpressible, rhs: Self) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 + $1 } }
+    /// Combines two aggregates with SQL `-`.
     public static func - (lhs: Self, rhs: Self) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 - $1 } }
+    /// Combines an aggregate and a value with SQL `-`.
     public static func - (lhs: Self, rhs: some SQLExpressible) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 - $1 } }
+    /// Combines a value and an aggregate with SQL `-`.
     public static func - (lhs: some SQLExpressible, rhs: Self) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 - $1 } }
+    /// Combines two aggregates with SQL `*`.
     public static func * (lhs: Self, rhs: Self) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 * $1 } }
+    /// Combines an aggregate and a value with SQL `*`.
     public static func * (lhs: Self, rhs: some SQLExpressible) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 * $1 } }
+    /// Combines a value and an aggregate with SQL `*`.
     public static func * (lhs: some SQLExpressible, rhs: Self) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 * $1 } }
+    /// Combines two aggregates with SQL `/`.
     public static func / (lhs: Self, rhs: Self) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 / $1 } }
+    /// Combines an aggregate and a value with SQL `/`.
     public static func / (lhs: Self, rhs: some SQLExpressible) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 / $1 } }
+    /// Combines a value and an aggregate with SQL `/`.
     public static func / (lhs: some SQLExpressible, rhs: Self) -> AssociationAggregate<RowDecoder> { combine(lhs, rhs) { $0 / $1 } }
 
     /// `IFNULL(aggregate, value)`.

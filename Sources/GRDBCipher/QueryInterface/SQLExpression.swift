@@ -20,11 +20,14 @@ public protocol SQLExpressible {
 public protocol SQLSpecificExpressible: SQLExpressible, SQLSelectable, SQLOrderingTerm {}
 
 extension SQLSpecificExpressible {
+    /// The expression as a selected column.
     public var sqlSelection: SQLSelection { SQLSelection(kind: .expression(sqlExpression)) }
+    /// The expression as an ordering term.
     public var sqlOrdering: SQLOrdering { SQLOrdering(kind: .expression(sqlExpression)) }
 }
 
 extension DatabaseValueConvertible {
+    /// The value as an SQL expression (a bound argument).
     public var sqlExpression: SQLExpression { SQLExpression(.value(databaseValue)) }
 }
 
@@ -56,6 +59,7 @@ extension Optional: SQLSpecificExpressible where Wrapped: SQLSpecificExpressible
 extension DatabaseValue: SQLSpecificExpressible {}
 
 extension ColumnExpression {
+    /// The column as an SQL expression.
     public var sqlExpression: SQLExpression { SQLExpression(.column(name)) }
 
     /// The column, never qualified with a table name: use it to refer to a result column
@@ -508,6 +512,7 @@ extension SQLExpression {
     typealias AssociativeOperator = AssociativeBinaryOperator
 }
 
+/// Combines SQL expressions.
 extension Sequence where Element: SQLExpressible {
     /// Joins expressions with an operator: `[a, b].joined(operator: .and)` is `a AND b`.
     public func joined(operator: SQLExpression.AssociativeBinaryOperator) -> SQLExpression {

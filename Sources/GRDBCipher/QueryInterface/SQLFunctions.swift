@@ -150,18 +150,31 @@ public func cast(_ expression: some SQLSpecificExpressible, as storageClass: Dat
 /// Game.select(julianDay(Column("date"), .startOfYear)) // JULIANDAY("date", 'start of year')
 /// ```
 public enum SQLDateModifier: SQLSpecificExpressible, Sendable {
+    /// Adds days (`+N days`).
     case day(Int)
+    /// Adds hours (`+N hours`).
     case hour(Int)
+    /// Adds minutes (`+N minutes`).
     case minute(Int)
+    /// Adds seconds (`+N seconds`).
     case second(Double)
+    /// Adds months (`+N months`).
     case month(Int)
+    /// Adds years (`+N years`).
     case year(Int)
+    /// Moves to the first day of the month (`start of month`).
     case startOfMonth
+    /// Moves to the first day of the year (`start of year`).
     case startOfYear
+    /// Moves to midnight (`start of day`).
     case startOfDay
+    /// Moves forward to the given weekday, 0 for Sunday (`weekday N`).
     case weekday(Int)
+    /// Reads the value as seconds since 1970 (`unixepoch`).
     case unixEpoch
+    /// Converts from UTC to local time (`localtime`).
     case localTime
+    /// Converts from local time to UTC (`utc`).
     case utc
 
     /// The modifier text, as SQLite expects it.

@@ -365,6 +365,7 @@ extension Range where Bound: SQLExpressible {
 // Ranges of integers are also sequences: these make `contains` build the range test rather
 // than an `IN (...)` list of every integer.
 
+/// A `ClosedRange` tests an SQL expression with `contains(_:)`.
 extension ClosedRange where Bound: SQLExpressible & Strideable, Bound.Stride: SignedInteger {
     /// `expression BETWEEN lower AND upper`: `(0...1000).contains(Column("score"))`.
     public func contains(_ element: some SQLSpecificExpressible) -> SQLExpression {
@@ -372,6 +373,7 @@ extension ClosedRange where Bound: SQLExpressible & Strideable, Bound.Stride: Si
     }
 }
 
+/// A `Range` tests an SQL expression with `contains(_:)`.
 extension Range where Bound: SQLExpressible & Strideable, Bound.Stride: SignedInteger {
     /// `(expression >= lower) AND (expression < upper)`: `(0..<1000).contains(Column("score"))`.
     public func contains(_ element: some SQLSpecificExpressible) -> SQLExpression {
@@ -379,6 +381,7 @@ extension Range where Bound: SQLExpressible & Strideable, Bound.Stride: SignedIn
     }
 }
 
+/// A `PartialRangeFrom` tests an SQL expression with `contains(_:)`.
 extension PartialRangeFrom where Bound: SQLExpressible {
     /// `expression >= lower`: `(1000...).contains(Column("score"))`.
     public func contains(_ element: some SQLSpecificExpressible) -> SQLExpression {
@@ -386,6 +389,7 @@ extension PartialRangeFrom where Bound: SQLExpressible {
     }
 }
 
+/// A `PartialRangeThrough` tests an SQL expression with `contains(_:)`.
 extension PartialRangeThrough where Bound: SQLExpressible {
     /// `expression <= upper`.
     public func contains(_ element: some SQLSpecificExpressible) -> SQLExpression {
@@ -393,6 +397,7 @@ extension PartialRangeThrough where Bound: SQLExpressible {
     }
 }
 
+/// A `PartialRangeUpTo` tests an SQL expression with `contains(_:)`.
 extension PartialRangeUpTo where Bound: SQLExpressible {
     /// `expression < upper`.
     public func contains(_ element: some SQLSpecificExpressible) -> SQLExpression {

@@ -133,6 +133,7 @@ public protocol SQLSubqueryable: SQLSpecificExpressible {
 }
 
 extension SQLSubqueryable {
+    /// The subquery as an SQL expression.
     public var sqlExpression: SQLExpression { SQLExpression(.subquery(sqlSubquery)) }
 
     /// `EXISTS (SELECT ...)`: whether the subquery returns rows.

@@ -26,35 +26,63 @@ public struct Table<RowDecoder>: Sendable {
         QueryInterfaceRequest(query: SQLQuery(tableName: tableName, selection: [.allColumns]))
     }
 
+    /// A request that fetches no row.
     public func none() -> QueryInterfaceRequest<RowDecoder> { all().none() }
+    /// A request that selects the given columns or expressions.
     public func select(_ selection: any SQLSelectable...) -> QueryInterfaceRequest<RowDecoder> { all().select(selection) }
+    /// A request that selects the given columns or expressions.
     public func select(_ selection: [any SQLSelectable]) -> QueryInterfaceRequest<RowDecoder> { all().select(selection) }
+    /// A request that selects the given columns or expressions, decoded as `type`.
     public func select<T>(_ selection: any SQLSelectable..., as type: T.Type = T.self) -> QueryInterfaceRequest<T> { all().select(selection, as: type) }
+    /// A request that selects the given columns or expressions, decoded as `type`.
     public func select<T>(_ selection: [any SQLSelectable], as type: T.Type = T.self) -> QueryInterfaceRequest<T> { all().select(selection, as: type) }
+    /// A request that selects an SQL snippet.
     public func select(sql: String, arguments: StatementArguments = StatementArguments()) -> QueryInterfaceRequest<RowDecoder> { all().select(sql: sql, arguments: arguments) }
+    /// A request that selects an SQL literal.
     public func select(literal sqlLiteral: SQL) -> QueryInterfaceRequest<RowDecoder> { all().select(literal: sqlLiteral) }
+    /// A request that selects the primary key, decoded as `type`.
     public func selectPrimaryKey<T>(as type: T.Type = T.self) -> QueryInterfaceRequest<T> { all().selectPrimaryKey(as: type) }
+    /// A request that selects all columns, plus the given ones.
     public func annotated(with selection: any SQLSelectable...) -> QueryInterfaceRequest<RowDecoder> { all().annotated(with: selection) }
+    /// A request that selects all columns, plus the given ones.
     public func annotated(with selection: [any SQLSelectable]) -> QueryInterfaceRequest<RowDecoder> { all().annotated(with: selection) }
+    /// A request that selects an SQL literal, decoded as `type`.
     public func select<T>(literal sqlLiteral: SQL, as type: T.Type = T.self) -> QueryInterfaceRequest<T> { all().select(literal: sqlLiteral, as: type) }
+    /// A request that selects an SQL snippet, decoded as `type`.
     public func select<T>(sql: String, arguments: StatementArguments = StatementArguments(), as type: T.Type = T.self) -> QueryInterfaceRequest<T> {
         all().select(sql: sql, arguments: arguments, as: type)
     }
+    /// A request sorted by an SQL literal.
     public func order(literal sqlLiteral: SQL) -> QueryInterfaceRequest<RowDecoder> { all().order(literal: sqlLiteral) }
+    /// A request filtered by a boolean expression.
     public func filter(_ predicate: some SQLSpecificExpressible) -> QueryInterfaceRequest<RowDecoder> { all().filter(predicate) }
+    /// A request filtered by an SQL snippet.
     public func filter(sql: String, arguments: StatementArguments = StatementArguments()) -> QueryInterfaceRequest<RowDecoder> { all().filter(sql: sql, arguments: arguments) }
+    /// A request filtered by an SQL literal.
     public func filter(literal sqlLiteral: SQL) -> QueryInterfaceRequest<RowDecoder> { all().filter(literal: sqlLiteral) }
+    /// A request filtered by primary key.
     public func filter(key: (some DatabaseValueConvertible)?) -> QueryInterfaceRequest<RowDecoder> { all().filter(key: key) }
+    /// A request filtered by a list of primary keys.
     public func filter(keys: some Collection<some DatabaseValueConvertible>) -> QueryInterfaceRequest<RowDecoder> { all().filter(keys: keys) }
+    /// A request filtered by a unique key (column names and values).
     public func filter(key: [String: (any DatabaseValueConvertible)?]?) -> QueryInterfaceRequest<RowDecoder> { all().filter(key: key) }
+    /// A request filtered by a list of unique keys.
     public func filter(keys: [[String: (any DatabaseValueConvertible)?]]) -> QueryInterfaceRequest<RowDecoder> { all().filter(keys: keys) }
+    /// A request sorted by the given orderings.
     public func order(_ orderings: any SQLOrderingTerm...) -> QueryInterfaceRequest<RowDecoder> { all().order(orderings) }
+    /// A request sorted by the given orderings.
     public func order(_ orderings: [any SQLOrderingTerm]) -> QueryInterfaceRequest<RowDecoder> { all().order(orderings) }
+    /// A request sorted by an SQL snippet.
     public func order(sql: String, arguments: StatementArguments = StatementArguments()) -> QueryInterfaceRequest<RowDecoder> { all().order(sql: sql, arguments: arguments) }
+    /// A request sorted by primary key.
     public func orderByPrimaryKey() -> QueryInterfaceRequest<RowDecoder> { all().orderByPrimaryKey() }
+    /// A request limited to `limit` rows, after skipping `offset` rows.
     public func limit(_ limit: Int, offset: Int? = nil) -> QueryInterfaceRequest<RowDecoder> { all().limit(limit, offset: offset) }
+    /// A request whose table is referred to by `alias`.
     public func aliased(_ alias: TableAlias<RowDecoder>) -> QueryInterfaceRequest<RowDecoder> { all().aliased(alias) }
+    /// A request whose table is referred to by `alias`.
     public func aliased(_ alias: TableAlias<Void>) -> QueryInterfaceRequest<RowDecoder> { all().aliased(alias) }
+    /// A request that embeds a common table expression (`WITH`).
     public func with<T>(_ cte: CommonTableExpression<T>) -> QueryInterfaceRequest<RowDecoder> { all().with(cte) }
 
     /// The number of rows: `SELECT COUNT(*) FROM "table"`.
@@ -177,15 +205,20 @@ extension Table where RowDecoder == Row {
 extension Table where RowDecoder == Row {
     /// All rows of the table.
     public func fetchCursor(_ db: Database) throws -> RowCursor { try all().fetchCursor(db) }
+    /// All rows of the table, in an array.
     public func fetchAll(_ db: Database) throws -> [Row] { try all().fetchAll(db) }
+    /// All rows of the table, in a set.
     public func fetchSet(_ db: Database) throws -> Set<Row> { try all().fetchSet(db) }
+    /// The first row of the table, if any.
     public func fetchOne(_ db: Database) throws -> Row? { try all().fetchOne(db) }
 }
 
 extension Table where RowDecoder: FetchableRecord {
     /// All records of the table.
     public func fetchCursor(_ db: Database) throws -> RecordCursor<RowDecoder> { try all().fetchCursor(db) }
+    /// All records of the table, in an array.
     public func fetchAll(_ db: Database) throws -> [RowDecoder] { try all().fetchAll(db) }
+    /// The first record of the table, if any.
     public func fetchOne(_ db: Database) throws -> RowDecoder? { try all().fetchOne(db) }
 }
 
@@ -196,26 +229,33 @@ extension Table where RowDecoder: DatabaseValueConvertible {
     /// let names = try Table<String>("name").fetchAll(db)
     /// ```
     public func fetchCursor(_ db: Database) throws -> DatabaseValueCursor<RowDecoder> { try all().fetchCursor(db) }
+    /// All values of the selected column, in an array.
     public func fetchAll(_ db: Database) throws -> [RowDecoder] { try all().fetchAll(db) }
+    /// The first value of the selected column, if any.
     public func fetchOne(_ db: Database) throws -> RowDecoder? { try all().fetchOne(db) }
 }
 
 extension Table where RowDecoder: DatabaseValueConvertible & Hashable {
+    /// All values of the selected column, in a set.
     public func fetchSet(_ db: Database) throws -> Set<RowDecoder> { try all().fetchSet(db) }
 }
 
 extension Table where RowDecoder: DatabaseValueConvertible & StatementColumnConvertible {
     /// All values of the table's single selected column, read straight from SQLite.
     public func fetchCursor(_ db: Database) throws -> FastDatabaseValueCursor<RowDecoder> { try all().fetchCursor(db) }
+    /// All values of the selected column, in an array.
     public func fetchAll(_ db: Database) throws -> [RowDecoder] { try all().fetchAll(db) }
+    /// The first value of the selected column, if any.
     public func fetchOne(_ db: Database) throws -> RowDecoder? { try all().fetchOne(db) }
 }
 
 extension Table where RowDecoder: DatabaseValueConvertible & StatementColumnConvertible & Hashable {
+    /// All values of the selected column, in a set.
     public func fetchSet(_ db: Database) throws -> Set<RowDecoder> { try all().fetchSet(db) }
 }
 
 extension Table where RowDecoder: FetchableRecord & Hashable {
+    /// All records of the table, in a set.
     public func fetchSet(_ db: Database) throws -> Set<RowDecoder> { try all().fetchSet(db) }
 }
 

@@ -191,6 +191,7 @@ extension TableRecord {
 
     /// The request with its table named by an alias.
     public static func aliased(_ alias: TableAlias<Self>) -> QueryInterfaceRequest<Self> { all().aliased(alias) }
+    /// A request whose table is referred to by `alias`.
     public static func aliased(_ alias: TableAlias<Void>) -> QueryInterfaceRequest<Self> { all().aliased(alias) }
 
     /// The request with a common table expression.

@@ -294,6 +294,7 @@ extension MutablePersistableRecord {
     /// try player.insert(db)
     /// ```
     ///
+    /// - parameter db: A connection.
     /// - parameter conflictResolution: overrides ``persistenceConflictPolicy``.
     public mutating func insert(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws {
         try insertWithCallbacks(db) { try $0.performInsert(db, onConflict: conflictResolution) }

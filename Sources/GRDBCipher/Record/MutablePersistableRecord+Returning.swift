@@ -299,7 +299,7 @@ extension MutablePersistableRecord where Self: FetchableRecord {
     }
 
     /// Inserts or updates the record and returns the upserted row, decoded (see
-    /// ``upsertAndFetch(_:as:onConflict:doUpdate:)``).
+    /// ``upsertAndFetch(_:as:onConflict:updating:doUpdate:)``).
     public mutating func upsertAndFetch(
         _ db: Database, onConflict conflictTarget: [String] = [],
         updating strategy: UpsertUpdateStrategy = .allColumns,

@@ -3,10 +3,15 @@ extension Database {
     ///
     /// Related SQLite documentation: <https://www.sqlite.org/lang_conflict.html>
     public enum ConflictResolution: String, Sendable {
+        /// Rolls back the transaction (`ON CONFLICT ROLLBACK`).
         case rollback = "ROLLBACK"
+        /// Aborts the statement, keeping earlier changes of the transaction (the SQLite default).
         case abort = "ABORT"
+        /// Stops the statement, keeping its changes so far (`ON CONFLICT FAIL`).
         case fail = "FAIL"
+        /// Skips the row that conflicts (`ON CONFLICT IGNORE`).
         case ignore = "IGNORE"
+        /// Deletes the rows that conflict, then inserts (`ON CONFLICT REPLACE`).
         case replace = "REPLACE"
     }
 }
@@ -156,7 +161,9 @@ public protocol PersistableRecord: MutablePersistableRecord {
 }
 
 extension PersistableRecord {
+    /// Does nothing by default.
     public func willInsert(_ db: Database) throws {}
+    /// Does nothing by default.
     public func didInsert(_ inserted: InsertionSuccess) {}
 }
 

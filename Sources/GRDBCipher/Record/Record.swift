@@ -36,7 +36,7 @@
 /// ```
 ///
 /// A fetched or saved record remembers its database values; ``hasDatabaseChanges`` and
-/// ``updateChanges(_:onConflict:)`` compare against them. Subclasses that override
+/// ``updateChanges(_:)`` compare against them. Subclasses that override
 /// `didSave`, `didInsert`, `didUpdate` or `didDelete` call `super`.
 open class Record: FetchableRecord, TableRecord, PersistableRecord {
     /// The values last fetched or saved, or nil for a record that is not known to be saved.

@@ -43,9 +43,13 @@ public struct ViewOptions: OptionSet, Sendable {
 extension Database {
     /// A foreign key action: `ON DELETE CASCADE`…
     public enum ForeignKeyAction: String, Sendable {
+        /// Deletes or updates the referencing rows too.
         case cascade = "CASCADE"
+        /// Refuses the change while rows refer to the key.
         case restrict = "RESTRICT"
+        /// Sets the referencing columns to NULL.
         case setNull = "SET NULL"
+        /// Sets the referencing columns to their default values.
         case setDefault = "SET DEFAULT"
     }
 
