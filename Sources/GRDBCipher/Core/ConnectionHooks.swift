@@ -369,9 +369,11 @@ final class ConnectionHooks {
     }
 
     private func notifying(_ body: () throws -> Void) rethrows {
-        let previous = NotifyingHooks.current
-        NotifyingHooks.current = self
-        defer { NotifyingHooks.current = previous }
+        let slot = NotifyingHooks.slot
+        let previous = slot.pointee
+        // Unsafe: unretained: this call outlives the value it sets, and restores the previous.
+        slot.pointee = Unmanaged.passUnretained(self).toOpaque()
+        defer { slot.pointee = previous }
         try body()
     }
 
@@ -1054,22 +1056,37 @@ final class ConnectionHooks {
 
 /// The hooks calling observers on the current thread.
 private enum NotifyingHooks {
+    /// Per-thread storage: a slot of the thread's own, allocated at its first notification,
+    /// freed when the thread exits. The slot is read and written around each notification (one
+    /// per changed row): plain memory costs less than `pthread_setspecific` each time.
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
-        let code = pthread_key_create(&key, nil)
+        let code = pthread_key_create(&key) { slot in
+            // Unsafe: the key's values are slots allocated by `slot` below, as raw pointers.
+            slot?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self).deallocate()
+        }
         precondition(code == 0, "pthread_key_create failed: \(code)")
         return key
     }()
 
-    static var current: ConnectionHooks? {
-        get {
-            // Unsafe: set only by `notifying(_:)`, whose hooks are alive until it restores the
-            // previous value.
-            pthread_getspecific(key).map { Unmanaged<ConnectionHooks>.fromOpaque($0).takeUnretainedValue() }
+    /// The current thread's slot, which holds the notifying hooks, unretained, or nil.
+    static var slot: UnsafeMutablePointer<UnsafeMutableRawPointer?> {
+        if let slot = pthread_getspecific(key) {
+            // Unsafe: the key's values are slots allocated below.
+            return slot.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
         }
-        set {
-            // Unsafe: unretained: the caller (`notifying(_:)`) outlives the value it sets.
-            pthread_setspecific(key, newValue.map { Unmanaged.passUnretained($0).toOpaque() })
+        let slot = UnsafeMutablePointer<UnsafeMutableRawPointer?>.allocate(capacity: 1)
+        slot.initialize(to: nil)
+        pthread_setspecific(key, slot)
+        return slot
+    }
+
+    static var current: ConnectionHooks? {
+        guard let slot = pthread_getspecific(key) else { return nil }
+        // Unsafe: the key's values are slots allocated by `slot`; the hooks in a slot are set
+        // only by `notifying(_:)`, whose hooks are alive until it restores the previous value.
+        return slot.assumingMemoryBound(to: UnsafeMutableRawPointer?.self).pointee.map {
+            Unmanaged<ConnectionHooks>.fromOpaque($0).takeUnretainedValue()
         }
     }
 }

@@ -62,7 +62,9 @@ extension Row {
         guard let (base, layout) = adaptedLayout, let scopeLayout = layout.scopes[name] else { return nil }
         guard base.isFetched else {
             let scope = Row(base: base, layout: scopeLayout)
-            if let prefetched = scopePrefetches[name] {
+            // (Most rows prefetch nothing: no hashing of the name for them.)
+            let prefetches = scopePrefetches
+            if !prefetches.isEmpty, let prefetched = prefetches[name] {
                 scope.prefetchedEntries = prefetched.entries
                 scope.scopePrefetches = prefetched.scopes
             }

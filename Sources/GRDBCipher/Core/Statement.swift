@@ -268,11 +268,11 @@ public final class Statement {
     public func setUncheckedArguments(_ arguments: StatementArguments) {
         regionNarrowing = nil
         var consumer = ArgumentConsumer(arguments)
-        let values = (try? consumer.values(for: self)) ?? parameterNames.indices.map { arguments[$0] ?? .null }
+        let values = (try? consumer.values(for: self)) ?? ArgumentValues(parameterNames.indices.lazy.map { arguments[$0] ?? .null })
         try? bind(values, arguments: arguments)
     }
 
-    func bind(_ values: [DatabaseValue], arguments: StatementArguments) throws {
+    func bind(_ values: ArgumentValues, arguments: StatementArguments) throws {
         reset()
         bindingsCleared = false
         let code = bindValues(values)
@@ -287,24 +287,27 @@ public final class Statement {
     /// Binds `values` to the parameters 1, 2, …, and returns the first code that is not
     /// `SQLITE_OK` (or `SQLITE_OK`).
     @inline(__always)
-    func bindValues(_ values: [DatabaseValue]) -> CInt {
+    func bindValues(_ values: ArgumentValues) -> CInt {
+        values.withUnsafeBufferPointer { bindValues($0) }
+    }
+
+    @inline(__always)
+    func bindValues(_ values: UnsafeBufferPointer<DatabaseValue>) -> CInt {
         let sqliteStatement = sqliteStatement
-        return values.withUnsafeBufferPointer { values in
-            var index: CInt = 0
-            for value in values {
-                index &+= 1
-                let code = value.bind(to: sqliteStatement, at: index)
-                if code != SQLITE_OK { return code }
-            }
-            return SQLITE_OK
+        var index: CInt = 0
+        for value in values {
+            index &+= 1
+            let code = value.bind(to: sqliteStatement, at: index)
+            if code != SQLITE_OK { return code }
         }
+        return SQLITE_OK
     }
 
     /// Records values bound by a persistence method: errors show arguments only when they are
     /// public, so the values are kept only then.
-    func recordPersistenceArguments(_ values: [DatabaseValue]) {
+    func recordPersistenceArguments(_ values: UnsafeBufferPointer<DatabaseValue>) {
         if publicStatementArguments {
-            boundArguments = StatementArguments(values)
+            boundArguments = StatementArguments(positionalValues: ArgumentValues(values))
         } else if !boundArguments.isEmpty {
             boundArguments = StatementArguments()
         }

@@ -16,7 +16,7 @@ import CSQLCipher
 public struct StatementArguments: Hashable, Sendable {
     /// Positional values, consumed in order by `?` parameters (and by named parameters that
     /// have no named value).
-    var values: [DatabaseValue]
+    var values: ArgumentValues
 
     /// Named values, by name without prefix.
     var namedValues: [String: DatabaseValue]
@@ -32,13 +32,13 @@ public struct StatementArguments: Hashable, Sendable {
 
     /// Positional arguments.
     public init<S: Sequence>(_ sequence: S) where S.Element == (any DatabaseValueConvertible)? {
-        values = sequence.map { $0?.databaseValue ?? .null }
+        values = ArgumentValues(sequence.lazy.map { $0?.databaseValue ?? .null })
         namedValues = [:]
     }
 
     /// Positional arguments.
     public init<S: Sequence>(_ sequence: S) where S.Element: DatabaseValueConvertible {
-        values = sequence.map(\.databaseValue)
+        values = ArgumentValues(sequence.lazy.map(\.databaseValue))
         namedValues = [:]
     }
 
@@ -56,7 +56,7 @@ public struct StatementArguments: Hashable, Sendable {
 
     /// Positional arguments from an array of `Any`, or nil if one value is not a database value.
     public init?(_ array: [Any]) {
-        var values: [DatabaseValue] = []
+        var values = ArgumentValues()
         for value in array {
             guard let dbValue = DatabaseValue(value: value) else { return nil }
             values.append(dbValue)
@@ -136,30 +136,30 @@ extension StatementArguments: ExpressibleByArrayLiteral {
     /// first: a moved existential is not copied, and the emptied array is freed without a
     /// call to the runtime's generic value witnesses for each element (a copy of an optional
     /// existential, or its destruction by the array, costs more than binding its value:
-    /// docs/Performance.md, W4). The result is allocated by `reserveCapacity`, specialized
-    /// for `DatabaseValue` (`init(unsafeUninitializedCapacity:)` and `init(repeating:count:)`
-    /// look up the array's type at run time, at each call), and filled with NULL, then with
-    /// the values.
-    static func takeDatabaseValues(_ elements: __owned [(any DatabaseValueConvertible)?]) -> [DatabaseValue] {
+    /// docs/Performance.md, W4). The values go straight to their place in memory of their
+    /// own (``ArgumentValues``).
+    static func takeDatabaseValues(_ elements: __owned [(any DatabaseValueConvertible)?]) -> ArgumentValues {
         var elements = elements
         let count = elements.count
-        var values: [DatabaseValue] = []
-        values.reserveCapacity(count)
-        for _ in 0..<count { values.append(DatabaseValue(storage: .null)) }
-        values.withUnsafeMutableBufferPointer { buffer in
+        return ArgumentValues(count: count) { values in
             var index = count
             while let element = elements.popLast() {
                 index &-= 1
-                if case .some(let value) = consume element {
-                    buffer[index] = value.databaseValue
+                switch consume element {
+                case .none: (values + index).initialize(to: DatabaseValue(storage: .null))
+                case .some(let value): (values + index).initialize(to: value.databaseValue)
                 }
             }
         }
-        return values
+    }
+
+    init(positionalValues: ArgumentValues) {
+        values = positionalValues
+        namedValues = [:]
     }
 
     init(positionalValues: [DatabaseValue]) {
-        values = positionalValues
+        values = ArgumentValues(positionalValues)
         namedValues = [:]
     }
 }
@@ -194,7 +194,7 @@ struct ArgumentConsumer {
     var remainingPositionalCount: Int { arguments.values.count - position }
 
     /// Returns the values for a statement's parameters, or throws if some are missing.
-    mutating func values(for statement: Statement) throws -> [DatabaseValue] {
+    mutating func values(for statement: Statement) throws -> ArgumentValues {
         let names = statement.parameterNames
         if position == 0 && arguments.namedValues.isEmpty && arguments.values.count == names.count {
             // One positional value per parameter (named parameters take positional values too):
@@ -202,8 +202,7 @@ struct ArgumentConsumer {
             position = names.count
             return arguments.values
         }
-        var result: [DatabaseValue] = []
-        result.reserveCapacity(names.count)
+        var result = ArgumentValues()
         for name in names {
             if let name, let value = arguments.namedValues[name] {
                 result.append(value)

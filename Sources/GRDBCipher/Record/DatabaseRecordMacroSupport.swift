@@ -19,11 +19,25 @@ struct DatabaseRecordKey: CodingKey {
 
 /// Reads the properties of a `@DatabaseRecord` record from a row (macro support).
 @_documentation(visibility: internal)
+/// The keyed container of the `Codable` decoder, for the properties of a `@DatabaseRecord`
+/// record that need it, in an object: the decoding state keeps a fixed layout. Stored inline,
+/// the container (a type of the standard library whose layout is resolved at run time) is
+/// initialized and destroyed through the runtime's generic witnesses at each record, about
+/// 220 instructions, even when no property uses it (docs/Performance.md, W3m).
+@usableFromInline
+final class _CodableContainerBox {
+    let container: KeyedDecodingContainer<DatabaseRecordKey>
+
+    init(_ container: KeyedDecodingContainer<DatabaseRecordKey>) {
+        self.container = container
+    }
+}
+
 public struct _DatabaseRecordDecoding<Record: FetchableRecord> {
     @usableFromInline let row: Row
     /// Whether the column of a property has the property's name.
     @usableFromInline let usesDefaultKeys: Bool
-    @usableFromInline var container: KeyedDecodingContainer<DatabaseRecordKey>?
+    @usableFromInline var codable: _CodableContainerBox?
 
     // Inlinable, as the fast accessors it serves: specialized in the record's module, a
     // generic call per column would cost more than reading the column.
@@ -35,14 +49,14 @@ public struct _DatabaseRecordDecoding<Record: FetchableRecord> {
         } else {
             usesDefaultKeys = false
         }
-        container = nil
+        codable = nil
     }
 
     /// The keyed container of the `Codable` decoder, made once per record.
     private mutating func codableContainer() throws -> KeyedDecodingContainer<DatabaseRecordKey> {
-        if let container { return container }
+        if let codable { return codable.container }
         let made = try RowDecoder<Record>(row: row).container(keyedBy: DatabaseRecordKey.self)
-        container = made
+        codable = _CodableContainerBox(made)
         return made
     }
 

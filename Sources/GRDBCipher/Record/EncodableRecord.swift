@@ -199,17 +199,12 @@ func snakeCased(_ string: String) -> String {
 /// }
 /// ```
 public struct PersistenceContainer {
-    private(set) var values: [DatabaseValue]
-
-    /// The columns a previous container of the same record type received, in order (see
-    /// ``PersistenceContainerTemplates``). Empty when there is none.
-    private(set) var template: [String]
-    /// Whether every column so far was set in template order: the columns are then the first
-    /// `values.count` of the template (no copy of their names is made), known to be distinct
-    /// ignoring case, and a new column that is the template's next needs no search.
-    private(set) var followsTemplate: Bool
-    /// The columns, once the container stopped following the template.
-    private var ownColumns: [String] = []
+    /// The columns and values, in one object. A container is copied into the results of an
+    /// insertion and through the callbacks around it: each copy retains one reference (it
+    /// retained three arrays before). The values live in the object's own memory, destroyed by
+    /// code specialized for `DatabaseValue` rather than the runtime's generic witnesses
+    /// (docs/Performance.md, W5). Copied on write.
+    private var storage: PersistenceContainerStorage
 
     /// Creates an empty container.
     public init() {
@@ -217,18 +212,13 @@ public struct PersistenceContainer {
     }
 
     init(template: [String]) {
-        self.template = template
-        followsTemplate = true
-        values = []
         // One more than the template: an insertion may add the rowid column.
-        values.reserveCapacity(Swift.max(template.count + 1, 8))
+        storage = .make(capacity: Swift.max(template.count + 1, 8), template: template)
     }
 
-    /// An empty container that allocates nothing until it is set.
+    /// An empty container with no room for values: it grows when it is set.
     init(unreserved: ()) {
-        template = []
-        followsTemplate = true
-        values = []
+        storage = .make(capacity: 0, template: [])
     }
 
     /// The container of a record.
@@ -241,15 +231,45 @@ public struct PersistenceContainer {
     public var columnNames: [String] { columns }
 
     /// The number of columns.
-    public var count: Int { values.count }
+    public var count: Int { storage.count }
 
     /// Whether the container has no column.
-    public var isEmpty: Bool { values.isEmpty }
+    public var isEmpty: Bool { storage.count == 0 }
+
+    /// The columns a previous container of the same record type received, in order (see
+    /// ``PersistenceContainerTemplates``). Empty when there is none.
+    var template: [String] { storage.withHeader { $0.template } }
+
+    /// Whether every column so far was set in template order: the columns are then the first
+    /// `count` of the template (no copy of their names is made), known to be distinct ignoring
+    /// case, and a new column that is the template's next needs no search.
+    var followsTemplate: Bool { storage.withHeader { $0.followsTemplate } }
 
     /// The names of the columns, in the order they were set.
     var columns: [String] {
-        guard followsTemplate else { return ownColumns }
-        return values.count == template.count ? template : Array(template[..<values.count])
+        storage.withHeader { header in
+            guard header.followsTemplate else { return header.ownColumns }
+            return header.count == header.template.count ? header.template : Array(header.template[..<header.count])
+        }
+    }
+
+    /// The database values, in column order.
+    var values: [DatabaseValue] {
+        storage.withUnsafeMutablePointers { header, values in
+            Array(UnsafeBufferPointer(start: values, count: header.pointee.count))
+        }
+    }
+
+    /// Calls `body` with the database values, in column order, without copying them.
+    func withValues<Result>(_ body: (UnsafeBufferPointer<DatabaseValue>) throws -> Result) rethrows -> Result {
+        try storage.withUnsafeMutablePointers { header, values in
+            try body(UnsafeBufferPointer(start: values, count: header.pointee.count))
+        }
+    }
+
+    /// The value at `index`, which must be less than `count`.
+    func value(at index: Int) -> DatabaseValue {
+        storage.withUnsafeMutablePointerToElements { $0[index] }
     }
 
     /// The value of a column; nil for NULL or a missing column.
@@ -259,7 +279,7 @@ public struct PersistenceContainer {
     public subscript(_ column: String) -> (any DatabaseValueConvertible)? {
         get {
             guard let index = index(of: column) else { return nil }
-            return values[index].storage.value
+            return value(at: index).storage.value
         }
         set {
             // Consuming the existential avoids copying it through its value witnesses.
@@ -283,38 +303,62 @@ public struct PersistenceContainer {
     /// for (column, dbValue) in container { print(column, dbValue) }
     /// ```
     public subscript(position: Int) -> (String, DatabaseValue) {
-        (columns[position], values[position])
+        (columns[position], value(at: position))
+    }
+
+    /// Makes the storage unique before a change.
+    @inline(__always)
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&storage) {
+            storage = storage.copy(minimumCapacity: storage.count)
+        }
+    }
+
+    /// Appends a value (the storage is unique).
+    @inline(__always)
+    private mutating func appendValue(_ value: DatabaseValue) {
+        if storage.isFull {
+            storage = storage.grown()
+        }
+        storage.append(value)
     }
 
     /// Sets the value of a column, replacing the value of a column with the same name ignoring
     /// case.
     @inline(__always)
     mutating func set(_ value: DatabaseValue, for column: String) {
-        if followsTemplate {
-            let count = values.count
-            if count < template.count, template[count] == column {
-                // The template's columns are distinct ignoring case.
-                values.append(value)
-                return
-            }
+        makeUnique()
+        switch storage.templateMatch(column) {
+        case .next:
+            // The template's columns are distinct ignoring case.
+            appendValue(value)
+            return
+        case .other:
             stopFollowingTemplate()
+        case .notFollowing:
+            break
         }
         if let index = index(of: column) {
-            values[index] = value
+            storage.replace(at: index, with: value)
         } else {
-            ownColumns.append(column)
-            values.append(value)
+            storage.withHeader { $0.ownColumns.append(column) }
+            appendValue(value)
         }
     }
 
+    /// The columns become the container's own (the storage is unique).
     private mutating func stopFollowingTemplate() {
-        ownColumns = columns
-        followsTemplate = false
+        let columns = self.columns
+        storage.withHeader { header in
+            header.ownColumns = columns
+            header.followsTemplate = false
+        }
     }
 
     /// Replaces the value at `index`.
     mutating func replaceValue(at index: Int, with value: DatabaseValue) {
-        values[index] = value
+        makeUnique()
+        storage.replace(at: index, with: value)
     }
 
     /// Appends a column known to be absent. `columnsAfter`, if given, must be the container's
@@ -322,29 +366,32 @@ public struct PersistenceContainer {
     /// comparing the columns): a container that has exactly its template's columns then takes
     /// them as its template, and still copies no names.
     mutating func appendNewColumn(_ column: String, _ value: DatabaseValue, columnsAfter: [String]? = nil) {
-        if matchesTemplate, let columnsAfter, columnsAfter.count == values.count + 1 {
+        makeUnique()
+        if matchesTemplate, let columnsAfter, columnsAfter.count == count + 1 {
             assert(columnsAfter.last == column && Array(columnsAfter.dropLast()) == template)
-            template = columnsAfter
-            values.append(value)
+            storage.withHeader { $0.template = columnsAfter }
+            appendValue(value)
             return
         }
         if followsTemplate { stopFollowingTemplate() }
-        ownColumns.append(column)
-        values.append(value)
+        storage.withHeader { $0.ownColumns.append(column) }
+        appendValue(value)
     }
 
     /// The index of a column, compared case-insensitively.
     func index(of column: String) -> Int? {
-        let names = followsTemplate ? template[..<values.count] : ownColumns[...]
-        for index in names.indices where names[index].equalsIgnoringASCIICase(column) {
-            return index
+        storage.withHeader { header in
+            let names = header.followsTemplate ? header.template[..<header.count] : header.ownColumns[...]
+            for index in names.indices where names[index].equalsIgnoringASCIICase(column) {
+                return index
+            }
+            return nil
         }
-        return nil
     }
 
     /// The database value of a column (NULL for a missing column).
     func databaseValue(of column: String) -> DatabaseValue {
-        index(of: column).map { values[$0] } ?? .null
+        index(of: column).map { value(at: $0) } ?? .null
     }
 
     /// The database values, in column order.
@@ -364,7 +411,129 @@ public struct PersistenceContainer {
     }
 
     /// Whether the columns are exactly those of the template, in order.
-    var matchesTemplate: Bool { followsTemplate && values.count == template.count }
+    var matchesTemplate: Bool {
+        storage.withHeader { $0.followsTemplate && $0.count == $0.template.count }
+    }
+}
+
+/// What a ``PersistenceContainer`` keeps beside its values.
+struct PersistenceContainerHeader {
+    /// The number of values.
+    var count: Int
+    /// The number of values the storage has room for.
+    var capacity: Int
+    /// See ``PersistenceContainer/template``.
+    var template: [String]
+    /// See ``PersistenceContainer/followsTemplate``.
+    var followsTemplate: Bool
+    /// The columns, once the container stopped following the template.
+    var ownColumns: [String]
+}
+
+/// The storage of a ``PersistenceContainer``: its header, then its values, in one allocation.
+final class PersistenceContainerStorage: ManagedBuffer<PersistenceContainerHeader, DatabaseValue> {
+    static func make(capacity: Int, template: [String]) -> PersistenceContainerStorage {
+        let buffer = create(minimumCapacity: capacity) { _ in
+            PersistenceContainerHeader(count: 0, capacity: capacity, template: template, followsTemplate: true, ownColumns: [])
+        }
+        // `create`, called on this class, makes an instance of this class.
+        return unsafeDowncast(buffer, to: PersistenceContainerStorage.self)
+    }
+
+    /// A copy with room for `minimumCapacity` values at least.
+    func copy(minimumCapacity: Int) -> PersistenceContainerStorage {
+        withUnsafeMutablePointers { header, values in
+            let copy = PersistenceContainerStorage.make(
+                capacity: Swift.max(minimumCapacity, header.pointee.capacity), template: header.pointee.template)
+            copy.withUnsafeMutablePointers { copyHeader, copyValues in
+                copyValues.initialize(from: values, count: header.pointee.count)
+                copyHeader.pointee.count = header.pointee.count
+                copyHeader.pointee.followsTemplate = header.pointee.followsTemplate
+                copyHeader.pointee.ownColumns = header.pointee.ownColumns
+            }
+            return copy
+        }
+    }
+
+    /// A larger storage that takes this one's values (this one is left empty).
+    func grown() -> PersistenceContainerStorage {
+        withUnsafeMutablePointers { header, values in
+            let count = header.pointee.count
+            let grown = PersistenceContainerStorage.make(
+                capacity: Swift.max(8, header.pointee.capacity * 2), template: header.pointee.template)
+            grown.withUnsafeMutablePointers { grownHeader, grownValues in
+                grownValues.moveInitialize(from: values, count: count)
+                grownHeader.pointee.count = count
+                grownHeader.pointee.followsTemplate = header.pointee.followsTemplate
+                grownHeader.pointee.ownColumns = header.pointee.ownColumns
+            }
+            header.pointee.count = 0
+            return grown
+        }
+    }
+
+    // The header is read and written through its pointer: the class property `header` of
+    // `ManagedBuffer` would cost a dynamic exclusivity check at each access.
+
+    /// Calls `body` with the header.
+    @inline(__always)
+    func withHeader<Result>(_ body: (inout PersistenceContainerHeader) throws -> Result) rethrows -> Result {
+        try withUnsafeMutablePointerToHeader { try body(&$0.pointee) }
+    }
+
+    /// The number of values.
+    var count: Int {
+        @inline(__always) get { withUnsafeMutablePointerToHeader { $0.pointee.count } }
+    }
+
+    /// Whether there is no room for another value.
+    var isFull: Bool {
+        @inline(__always) get { withUnsafeMutablePointerToHeader { $0.pointee.count == $0.pointee.capacity } }
+    }
+
+    enum TemplateMatch {
+        /// The column is the template's next one.
+        case next
+        /// The container follows its template, and the column is not its next one.
+        case other
+        /// The container no longer follows its template.
+        case notFollowing
+    }
+
+    /// How `column`, about to be set, relates to the template.
+    @inline(__always)
+    func templateMatch(_ column: String) -> TemplateMatch {
+        withUnsafeMutablePointerToHeader { header in
+            guard header.pointee.followsTemplate else { return .notFollowing }
+            let count = header.pointee.count
+            return count < header.pointee.template.count && header.pointee.template[count] == column ? .next : .other
+        }
+    }
+
+    /// Appends a value; there must be room for it.
+    @inline(__always)
+    func append(_ value: DatabaseValue) {
+        withUnsafeMutablePointers { header, values in
+            (values + header.pointee.count).initialize(to: value)
+            header.pointee.count += 1
+        }
+    }
+
+    @inline(__always)
+    func replace(at index: Int, with value: DatabaseValue) {
+        withUnsafeMutablePointerToElements { $0[index] = value }
+    }
+
+    deinit {
+        withUnsafeMutablePointers { header, values in
+            // One value at a time: `deinitialize(count:)` calls the runtime's generic
+            // `swift_arrayDestroy`, which destroys each value through its witnesses (about 33
+            // instructions a value, against a few for a moved value).
+            for index in 0..<header.pointee.count {
+                _ = (values + index).move()
+            }
+        }
+    }
 }
 
 /// The columns the last container of each record type received, so that the next container
@@ -483,5 +652,5 @@ extension PersistenceContainer: RandomAccessCollection {
     public typealias Index = Int
 
     public var startIndex: Int { 0 }
-    public var endIndex: Int { values.count }
+    public var endIndex: Int { count }
 }

@@ -113,7 +113,7 @@ extension MutablePersistableRecord {
             let rowIDColumn = try db.primaryKey(table).rowIDColumn
             return (PersistenceSQL.insert(table: table, columns: container.columns, conflict: conflict), rowIDColumn, false)
         }
-        try entry.statement.bindPersistenceValues(container.values)
+        try container.withValues { try entry.statement.bindPersistenceValues($0) }
         _ = try entry.statement.executePersistence(returnsRowID: false)
         let rowID = db.lastInsertedRowID
         return Self.insertionSuccess(
@@ -148,7 +148,7 @@ extension MutablePersistableRecord {
             // change the last inserted rowid).
             return (hasRowID ? sql + " RETURNING \"rowid\"" : sql, primaryKey.rowIDColumn, hasRowID)
         }
-        try entry.statement.bindPersistenceValues(container.values)
+        try container.withValues { try entry.statement.bindPersistenceValues($0) }
         let rowID = try entry.statement.executePersistence(returnsRowID: entry.returnsRowID) ?? db.lastInsertedRowID
         return Self.insertionSuccess(
             rowID: rowID, rowIDColumn: entry.rowIDColumn, rowIDIndex: entry.rowIDIndex,
@@ -186,7 +186,7 @@ extension MutablePersistableRecord {
             return (sql, try db.primaryKey(table).rowIDColumn, false)
         }
         let values = setColumns.map { container.databaseValue(of: $0) } + keyValues
-        try entry.statement.bindPersistenceValues(values)
+        try values.withUnsafeBufferPointer { try entry.statement.bindPersistenceValues($0) }
         let changedRowCount = try db.changedRowCount(in: table) {
             _ = try entry.statement.executePersistence(returnsRowID: false)
         }

@@ -77,7 +77,7 @@ extension MutablePersistableRecord {
         let sql = try PersistenceSQL.upsert(
             &context, table: table, columns: container.columns, keyColumns: primaryKey.columns,
             conflictTarget: conflictTarget, overwritesColumns: strategy == .allColumns, assignments: assignments?(excluded) ?? [])
-        let values = context.arguments.values
+        let values = Array(context.arguments.values)
         let hasRowID = try db.tableHasRowID(table)
         let fetch = fetchOneRecord(db, T.self)
         let (fetched, returnedRowID) = try type(of: self).returning(

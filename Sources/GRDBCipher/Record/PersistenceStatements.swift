@@ -103,7 +103,7 @@ extension Database {
 extension Statement {
     /// Binds values straight from a persistence container, without building statement
     /// arguments (they are recorded for error messages only when arguments are public).
-    func bindPersistenceValues(_ values: [DatabaseValue]) throws {
+    func bindPersistenceValues(_ values: UnsafeBufferPointer<DatabaseValue>) throws {
         reset()
         markBound()
         let code = bindValues(values)

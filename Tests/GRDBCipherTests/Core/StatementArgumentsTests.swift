@@ -32,6 +32,30 @@ struct StatementArgumentsTests {
         #expect(([1] as StatementArguments) + [2] == [1, 2])
     }
 
+    /// Positional values live in storage of their own (`ArgumentValues`), copied on write.
+    @Test func copiesAreIndependent() {
+        let original: StatementArguments = [1, "text", Data([1, 2]), nil]
+        var copy = original
+        copy += [2.5]
+        #expect(original == [1, "text", Data([1, 2]), nil])
+        #expect(copy == [1, "text", Data([1, 2]), nil, 2.5])
+        #expect(original != copy)
+        #expect(original.hashValue == StatementArguments([1, "text", Data([1, 2]), nil] as [(any DatabaseValueConvertible)?]).hashValue)
+
+        // Growth past the first allocation keeps every value, in order.
+        var grown = StatementArguments()
+        for index in 0..<100 {
+            grown += [index, "v\(index)"]
+        }
+        #expect(grown[0] == 0.databaseValue)
+        #expect(grown[199] == "v99".databaseValue)
+        #expect(grown[200] == nil)
+        #expect(grown.description.hasPrefix("[0, \"v0\", 1, \"v1\""))
+
+        // A set of arguments dedupes equal ones.
+        #expect(Set<StatementArguments>([[1, "a"], [1, "a"], [1, "b"], []]).count == 3)
+    }
+
     @Test func addingADuplicateNameIsAFatalError() async {
         // GRDB's fatal error: `+` and `+=` refuse to override a name (`&+` does).
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
