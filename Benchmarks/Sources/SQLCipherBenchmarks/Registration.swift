@@ -55,9 +55,12 @@ func register(_ suite: BenchmarkSuite, directory: String) {
         suite.add("W2", mode, libraryName) { try Library.fetchRows(try fetchQueue.get(), byName: true) }
         suite.add("W3", mode, libraryName) { try Library.fetchRecords(try fetchQueue.get(), RowRecord.self) { $0.sum } }
         suite.add("W3b", mode, libraryName) { try Library.fetchRecords(try fetchQueue.get(), CodableRecord.self) { $0.sum } }
-        // W3m: W3b's record made by `@DatabaseRecord` (GRDBCipher only).
+        // W3m: W3b's record made by `@DatabaseRecord` (GRDBCipher only: GRDBBenchmarks, which
+        // compiles this file too, has no macro).
+        #if canImport(GRDBCipherMacros)
         suite.add("W3m", mode, rawName) { try RawC.fetch(try rawFetch.get()) }
         suite.add("W3m", mode, libraryName) { try Library.fetchRecords(try fetchQueue.get(), MacroRecord.self) { $0.sum } }
+        #endif
 
         // W4–W5b: each side inserts into a database of its own.
         let rawInsert = Once { () throws -> RawConnection in
@@ -77,8 +80,10 @@ func register(_ suite: BenchmarkSuite, directory: String) {
         suite.add("W5", mode, libraryName) { try Library.insertManualRecords(try insertQueue.get()) }
         suite.add("W5b", mode, libraryName) { try Library.insertCodableRecords(try insertQueue.get()) }
         // W5m: W5b's record made by `@DatabaseRecord` (GRDBCipher only).
+        #if canImport(GRDBCipherMacros)
         suite.add("W5m", mode, rawName) { try RawC.insert(try rawInsert.get()) }
         suite.add("W5m", mode, libraryName) { try Library.insertMacroRecords(try insertQueue.get()) }
+        #endif
 
         // W6: W4 with a transaction observer; the baseline is the library's W4 without one, in
         // the same run (in the "raw" column).
@@ -135,8 +140,10 @@ func register(_ suite: BenchmarkSuite, directory: String) {
         suite.add("W10-row", mode, rawName) { try RawC.booksWithAuthor(try rawAssociations.get()) }
         suite.add("W10-row", mode, libraryName) { try Library.booksWithAuthorByRow(try associationQueue.get()) }
         // W10m: the same reads, records made by `@DatabaseRecord` (GRDBCipher only).
+        #if canImport(GRDBCipherMacros)
         suite.add("W10m", mode, rawName) { try RawC.booksWithAuthor(try rawAssociations.get()) }
         suite.add("W10m", mode, libraryName) { try Library.booksWithAuthorByMacro(try associationQueue.get()) }
+        #endif
 
         // POOL: the Nth reader of a WAL database. The raw baseline opens a read-only
         // connection without key derivation: plaintext, or encrypted with a raw key (which is
