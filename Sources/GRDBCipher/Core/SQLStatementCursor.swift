@@ -47,7 +47,7 @@ public final class SQLStatementCursor: Cursor {
             if var consumer {
                 let values = try consumer.values(for: statement)
                 self.consumer = consumer
-                try statement.bind(values, arguments: StatementArguments(values))
+                try statement.bind(values, arguments: StatementArguments(positionalValues: values))
             }
             return statement
         }

@@ -157,11 +157,6 @@ extension StatementArguments: ExpressibleByArrayLiteral {
         values = positionalValues
         namedValues = [:]
     }
-
-    init(positionalValues: [DatabaseValue]) {
-        values = ArgumentValues(positionalValues)
-        namedValues = [:]
-    }
 }
 
 extension StatementArguments: ExpressibleByDictionaryLiteral {

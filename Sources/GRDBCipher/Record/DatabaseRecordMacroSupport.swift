@@ -17,8 +17,6 @@ struct DatabaseRecordKey: CodingKey {
     @usableFromInline init?(intValue: Int) { nil }
 }
 
-/// Reads the properties of a `@DatabaseRecord` record from a row (macro support).
-@_documentation(visibility: internal)
 /// The keyed container of the `Codable` decoder, for the properties of a `@DatabaseRecord`
 /// record that need it, in an object: the decoding state keeps a fixed layout. Stored inline,
 /// the container (a type of the standard library whose layout is resolved at run time) is
@@ -33,6 +31,8 @@ final class _CodableContainerBox {
     }
 }
 
+/// Reads the properties of a `@DatabaseRecord` record from a row (macro support).
+@_documentation(visibility: internal)
 public struct _DatabaseRecordDecoding<Record: FetchableRecord> {
     @usableFromInline let row: Row
     /// Whether the column of a property has the property's name.

@@ -254,10 +254,8 @@ public struct PersistenceContainer {
     }
 
     /// The database values, in column order.
-    var values: [DatabaseValue] {
-        storage.withUnsafeMutablePointers { header, values in
-            Array(UnsafeBufferPointer(start: values, count: header.pointee.count))
-        }
+    var databaseValues: [DatabaseValue] {
+        withValues { Array($0) }
     }
 
     /// Calls `body` with the database values, in column order, without copying them.
@@ -267,9 +265,10 @@ public struct PersistenceContainer {
         }
     }
 
-    /// The value at `index`, which must be less than `count`.
+    /// The value at `index`.
     func value(at index: Int) -> DatabaseValue {
-        storage.withUnsafeMutablePointerToElements { $0[index] }
+        precondition(index >= 0 && index < count, "index out of range")
+        return storage.withUnsafeMutablePointerToElements { $0[index] }
     }
 
     /// The value of a column; nil for NULL or a missing column.
@@ -310,7 +309,7 @@ public struct PersistenceContainer {
     @inline(__always)
     private mutating func makeUnique() {
         if !isKnownUniquelyReferenced(&storage) {
-            storage = storage.copy(minimumCapacity: storage.count)
+            storage = storage.transferred(capacity: storage.withHeader { $0.capacity }, moving: false)
         }
     }
 
@@ -318,7 +317,7 @@ public struct PersistenceContainer {
     @inline(__always)
     private mutating func appendValue(_ value: DatabaseValue) {
         if storage.isFull {
-            storage = storage.grown()
+            storage = storage.transferred(capacity: Swift.max(8, storage.count * 2), moving: true)
         }
         storage.append(value)
     }
@@ -394,14 +393,12 @@ public struct PersistenceContainer {
         index(of: column).map { value(at: $0) } ?? .null
     }
 
-    /// The database values, in column order.
-    var databaseValues: [DatabaseValue] { values }
 
     /// The values of `previous` for the columns whose values differ in this container (NULL
     /// for a column `previous` does not have).
     func changes(from previous: PersistenceContainer) -> [String: DatabaseValue] {
         var changes: [String: DatabaseValue] = [:]
-        for (column, newValue) in zip(columns, values) {
+        for (column, newValue) in zip(columns, databaseValues) {
             let oldValue = previous.databaseValue(of: column)
             if newValue != oldValue {
                 changes[column] = oldValue
@@ -440,35 +437,24 @@ final class PersistenceContainerStorage: ManagedBuffer<PersistenceContainerHeade
         return unsafeDowncast(buffer, to: PersistenceContainerStorage.self)
     }
 
-    /// A copy with room for `minimumCapacity` values at least.
-    func copy(minimumCapacity: Int) -> PersistenceContainerStorage {
-        withUnsafeMutablePointers { header, values in
-            let copy = PersistenceContainerStorage.make(
-                capacity: Swift.max(minimumCapacity, header.pointee.capacity), template: header.pointee.template)
-            copy.withUnsafeMutablePointers { copyHeader, copyValues in
-                copyValues.initialize(from: values, count: header.pointee.count)
-                copyHeader.pointee.count = header.pointee.count
-                copyHeader.pointee.followsTemplate = header.pointee.followsTemplate
-                copyHeader.pointee.ownColumns = header.pointee.ownColumns
-            }
-            return copy
-        }
-    }
-
-    /// A larger storage that takes this one's values (this one is left empty).
-    func grown() -> PersistenceContainerStorage {
+    /// A storage with room for `capacity` values (at least this one's count), with this one's
+    /// header and values: moved when `moving` (this one is then left empty), copied otherwise.
+    func transferred(capacity: Int, moving: Bool) -> PersistenceContainerStorage {
         withUnsafeMutablePointers { header, values in
             let count = header.pointee.count
-            let grown = PersistenceContainerStorage.make(
-                capacity: Swift.max(8, header.pointee.capacity * 2), template: header.pointee.template)
-            grown.withUnsafeMutablePointers { grownHeader, grownValues in
-                grownValues.moveInitialize(from: values, count: count)
-                grownHeader.pointee.count = count
-                grownHeader.pointee.followsTemplate = header.pointee.followsTemplate
-                grownHeader.pointee.ownColumns = header.pointee.ownColumns
+            let other = PersistenceContainerStorage.make(capacity: Swift.max(capacity, count), template: header.pointee.template)
+            other.withUnsafeMutablePointers { otherHeader, otherValues in
+                if moving {
+                    otherValues.moveInitialize(from: values, count: count)
+                } else {
+                    otherValues.initialize(from: values, count: count)
+                }
+                otherHeader.pointee.count = count
+                otherHeader.pointee.followsTemplate = header.pointee.followsTemplate
+                otherHeader.pointee.ownColumns = header.pointee.ownColumns
             }
-            header.pointee.count = 0
-            return grown
+            if moving { header.pointee.count = 0 }
+            return other
         }
     }
 
@@ -526,12 +512,7 @@ final class PersistenceContainerStorage: ManagedBuffer<PersistenceContainerHeade
 
     deinit {
         withUnsafeMutablePointers { header, values in
-            // One value at a time: `deinitialize(count:)` calls the runtime's generic
-            // `swift_arrayDestroy`, which destroys each value through its witnesses (about 33
-            // instructions a value, against a few for a moved value).
-            for index in 0..<header.pointee.count {
-                _ = (values + index).move()
-            }
+            destroyDatabaseValues(values, count: header.pointee.count)
         }
     }
 }
@@ -587,7 +568,7 @@ extension EncodableRecord {
         get throws {
             let container = try PersistenceContainer(self)
             var dictionary: [String: DatabaseValue] = [:]
-            for (column, value) in zip(container.columns, container.values) {
+            for (column, value) in zip(container.columns, container.databaseValues) {
                 dictionary[column] = value
             }
             return dictionary
@@ -624,7 +605,7 @@ extension EncodableRecord {
             return false
         }
         guard lhs.count == rhs.count else { return false }
-        return zip(lhs.columns, lhs.values).allSatisfy { column, value in
+        return zip(lhs.columns, lhs.databaseValues).allSatisfy { column, value in
             rhs.index(of: column) != nil && value == rhs.databaseValue(of: column)
         }
     }

@@ -92,7 +92,7 @@ open class Record: FetchableRecord, TableRecord, PersistableRecord {
     private func changedColumns() throws -> [String] {
         let container = try PersistenceContainer(self)
         guard let referenceRow else { return container.columns }
-        return zip(container.columns, container.values).compactMap { column, value in
+        return zip(container.columns, container.databaseValues).compactMap { column, value in
             guard let index = referenceRow.index(forColumn: column) else { return column }
             return referenceRow.databaseValue(at: index) == value ? nil : column
         }

@@ -689,6 +689,33 @@ struct PersistenceContainerCollectionTests {
         #expect(Array(PersistenceContainer()).isEmpty)
     }
 
+    /// A container keeps its columns and values in one storage, copied on write.
+    @Test func containerCopiesAreIndependentAndGrow() throws {
+        var original = PersistenceContainer()
+        original["a"] = 1
+        original["b"] = "two"
+        var copy = original
+        copy["A"] = 10          // replaces "a", ignoring case
+        copy["c"] = Data([3])
+        #expect(original.map(\.0) == ["a", "b"])
+        #expect(original["a"]?.databaseValue == 1.databaseValue)
+        #expect(copy.map(\.0) == ["a", "b", "c"])
+        #expect(copy["a"]?.databaseValue == 10.databaseValue)
+
+        // Past the first allocation (8 values), in order, each value kept.
+        var wide = PersistenceContainer()
+        for index in 0..<30 {
+            wide["c\(index)"] = index
+        }
+        #expect(wide.count == 30)
+        #expect(wide[29].0 == "c29")
+        #expect(wide[29].1 == 29.databaseValue)
+        #expect(wide["C7"]?.databaseValue == 7.databaseValue)
+        wide["c7"] = nil
+        #expect(wide.count == 30)
+        #expect(wide[7].1 == .null)
+    }
+
     @Test func recordUpdateChangesIsDiscardable() throws {
         let test = try TestDatabase()
         let recorder = SQLRecorder()
