@@ -77,11 +77,16 @@ public final class Database {
 
     /// Recently used persistence statements (INSERT, UPDATE… built by records), searched
     /// before any SQL is generated.
-    var persistenceStatements = PersistenceStatementCache()
+    ///
+    /// Read at each record insertion: the dynamic exclusivity check cost 76 instructions per
+    /// access (docs/Performance.md, W5). Every access is a short call on the connection's
+    /// queue that runs no user code, so no access can overlap another.
+    @exclusivity(unchecked) var persistenceStatements = PersistenceStatementCache()
 
     /// Set by the rollback hook: the persistence statements may be built on a schema the
-    /// rollback undid; they are dropped at the next lookup, out of the hook.
-    var persistenceStatementsAreStale = false
+    /// rollback undid; they are dropped at the next lookup, out of the hook. (Unchecked as
+    /// `persistenceStatements`: a Bool read or written at once.)
+    @exclusivity(unchecked) var persistenceStatementsAreStale = false
 
     /// The `fts5_api` of the connection, once asked for (see `fts5API()`): tokenizers are
     /// created while another statement runs, where no statement should be compiled.
@@ -90,8 +95,14 @@ public final class Database {
     /// While `dumpRequest` runs a request, the prefetch queries it runs.
     var prefetchDumpRecorder: PrefetchDumpRecorder?
 
-    /// The columns of the last persistence container of each record type.
-    var containerTemplates = PersistenceContainerTemplates()
+    /// The columns of the last persistence container of each record type. (Unchecked as
+    /// `persistenceStatements`: read before a record encodes, written after, never during.)
+    @exclusivity(unchecked) var containerTemplates = PersistenceContainerTemplates()
+
+    /// The storage of the last container a save finished with, when nobody kept it: the next
+    /// container reuses it instead of allocating one. Its old values are destroyed when it is
+    /// reused. (Unchecked as `persistenceStatements`.)
+    @exclusivity(unchecked) var spareContainerStorage: PersistenceContainerStorage?
 
     /// Set by the serialized database while an access closure runs.
     var accessValidator: (() -> Bool)?

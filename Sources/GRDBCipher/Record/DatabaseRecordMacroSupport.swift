@@ -233,24 +233,28 @@ public struct _DatabaseRecordEncoding<Record: EncodableRecord> {
 
     // MARK: Database values
 
+    // The value is converted here, in the record's module where its type is known, and the
+    // container receives a database value: `container[column] = value` would box it in an
+    // existential first (about 70 instructions a column; docs/Performance.md, W5m).
+
     @inlinable
     public func encode<Value: DatabaseValueConvertible>(_ value: Value, _ key: String, into container: inout PersistenceContainer) throws {
-        container[column(key)] = value
+        container.set(value.databaseValue, for: column(key))
     }
 
     @inlinable
     public func encode<Value: DatabaseValueConvertible & Encodable>(_ value: Value, _ key: String, into container: inout PersistenceContainer) throws {
-        container[column(key)] = value
+        container.set(value.databaseValue, for: column(key))
     }
 
     @inlinable
     public func encodeIfPresent<Value: DatabaseValueConvertible>(_ value: Value?, _ key: String, into container: inout PersistenceContainer) throws {
-        container[column(key)] = value
+        container.set(value?.databaseValue ?? .null, for: column(key))
     }
 
     @inlinable
     public func encodeIfPresent<Value: DatabaseValueConvertible & Encodable>(_ value: Value?, _ key: String, into container: inout PersistenceContainer) throws {
-        container[column(key)] = value
+        container.set(value?.databaseValue ?? .null, for: column(key))
     }
 
     // MARK: Dates, data, UUIDs (the record's strategies) and other Encodable values (JSON)

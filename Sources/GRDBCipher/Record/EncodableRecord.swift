@@ -216,6 +216,20 @@ public struct PersistenceContainer {
         storage = .make(capacity: Swift.max(template.count + 1, 8), template: template)
     }
 
+    /// An empty container in a recycled storage (see ``Database/spareContainerStorage``).
+    init(recycling storage: PersistenceContainerStorage, template: [String]) {
+        storage.reset(template: template)
+        self.storage = storage
+    }
+
+    /// The storage of the container, if no other container shares it: a finished save gives
+    /// it back to its connection, for the next container.
+    consuming func uniqueStorage() -> PersistenceContainerStorage? {
+        var storage = self.storage
+        _ = consume self
+        return isKnownUniquelyReferenced(&storage) ? storage : nil
+    }
+
     /// An empty container with no room for values: it grows when it is set.
     init(unreserved: ()) {
         storage = .make(capacity: 0, template: [])
@@ -323,8 +337,9 @@ public struct PersistenceContainer {
     }
 
     /// Sets the value of a column, replacing the value of a column with the same name ignoring
-    /// case.
-    @inline(__always)
+    /// case. (Called by the code `@DatabaseRecord` generates, with a value already converted:
+    /// no existential is made.)
+    @usableFromInline @inline(__always)
     mutating func set(_ value: DatabaseValue, for column: String) {
         makeUnique()
         switch storage.templateMatch(column) {
@@ -505,6 +520,24 @@ final class PersistenceContainerStorage: ManagedBuffer<PersistenceContainerHeade
         }
     }
 
+    /// Whether the storage has room for `count` values.
+    func hasRoom(for count: Int) -> Bool {
+        withUnsafeMutablePointerToHeader { $0.pointee.capacity >= count }
+    }
+
+    /// Empties the storage for a new container that follows `template`.
+    func reset(template: [String]) {
+        withUnsafeMutablePointers { header, values in
+            destroyDatabaseValues(values, count: header.pointee.count)
+            header.pointee.count = 0
+            header.pointee.template = template
+            header.pointee.followsTemplate = true
+            if !header.pointee.ownColumns.isEmpty {
+                header.pointee.ownColumns = []
+            }
+        }
+    }
+
     @inline(__always)
     func replace(at index: Int, with value: DatabaseValue) {
         withUnsafeMutablePointerToElements { $0[index] = value }
@@ -543,12 +576,37 @@ struct PersistenceContainerTemplates {
     }
 }
 
+extension Database {
+    /// Takes the connection's spare container storage, if it has room for `room` values.
+    func takeSpareContainerStorage(room: Int) -> PersistenceContainerStorage? {
+        guard let spare = spareContainerStorage, spare.hasRoom(for: room) else { return nil }
+        spareContainerStorage = nil
+        return spare
+    }
+
+    /// Keeps the storage of a container nobody else holds, for the next container: a save
+    /// then allocates no storage (docs/Performance.md, W5).
+    func recycle(_ container: consuming PersistenceContainer) {
+        if let storage = container.uniqueStorage() {
+            spareContainerStorage = storage
+        }
+    }
+}
+
 extension PersistenceContainer {
     /// The container of a record encoded on a connection, which remembers its columns for the
     /// next record of the same type.
     init<Record: EncodableRecord>(_ record: Record, _ db: Database) throws {
-        let type = Swift.type(of: record)
-        self.init(template: db.containerTemplates.template(for: type))
+        // A struct's type is known statically: `type(of:)` would ask the runtime (78
+        // instructions a record, W5m). A class record may be a subclass that encodes more
+        // columns, and keeps a template of its own.
+        let type: Any.Type = Record.self is AnyClass ? Swift.type(of: record) : Record.self
+        let template = db.containerTemplates.template(for: type)
+        if let spare = db.takeSpareContainerStorage(room: template.count + 1) {
+            self.init(recycling: spare, template: template)
+        } else {
+            self.init(template: template)
+        }
         try record.encode(to: &self)
         if !matchesTemplate {
             db.containerTemplates.remember(columns, for: type)

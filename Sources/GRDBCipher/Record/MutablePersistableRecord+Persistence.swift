@@ -231,10 +231,12 @@ extension MutablePersistableRecord {
             saved = success
             return success
         }
-        guard let saved else {
+        // Taken out of the optional, so that it holds the only copy of the container.
+        guard let success = saved.take() else {
             throw Self.persistenceCallbackMisuse("aroundSave")
         }
-        record.didSave(saved)
+        record.didSave(success)
+        db.recycle((consume success).persistenceContainer)
         return record
     }
 

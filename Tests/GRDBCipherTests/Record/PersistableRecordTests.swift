@@ -716,6 +716,45 @@ struct PersistenceContainerCollectionTests {
         #expect(wide[7].1 == .null)
     }
 
+    /// A finished save gives its container's storage back to the connection, for the next
+    /// record; a container a callback kept is never reused, nor are its values changed.
+    @Test func containerStorageIsRecycledOnlyWhenNobodyKeepsIt() throws {
+        struct Item: PersistableRecord {
+            static let databaseTableName = "item"
+            var name: String
+            var kept: LockedValue<[PersistenceContainer]>?
+            func encode(to container: inout PersistenceContainer) {
+                container["name"] = name
+            }
+            func didInsert(_ inserted: InsertionSuccess) {
+                kept?.update { $0.append(inserted.persistenceContainer) }
+            }
+        }
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT)")
+            try Item(name: "a").insert(db)
+            // Weak: a strong reference here would make the storage shared, and not reused.
+            weak var spare = db.spareContainerStorage
+            #expect(spare != nil)
+            try Item(name: "b").insert(db)
+            // The same storage, used and given back again.
+            #expect(spare != nil && db.spareContainerStorage === spare)
+
+            // A callback keeps the container: the storage is not given back.
+            let kept = LockedValue<[PersistenceContainer]>([])
+            try Item(name: "c", kept: kept).insert(db)
+            #expect(db.spareContainerStorage == nil)
+            try Item(name: "d", kept: kept).insert(db)
+            try Item(name: "e").insert(db)
+            let containers = kept.read()
+            #expect(containers.map { $0["name"]?.databaseValue } == ["c".databaseValue, "d".databaseValue])
+            #expect(containers.map { $0["id"]?.databaseValue } == [3.databaseValue, 4.databaseValue])
+            #expect(try String.fetchAll(db, sql: "SELECT name FROM item ORDER BY id") == ["a", "b", "c", "d", "e"])
+            #expect(db.spareContainerStorage != nil)
+        }
+    }
+
     @Test func recordUpdateChangesIsDiscardable() throws {
         let test = try TestDatabase()
         let recorder = SQLRecorder()
