@@ -104,8 +104,10 @@ public final class Database {
     /// reused. (Unchecked as `persistenceStatements`.)
     @exclusivity(unchecked) var spareContainerStorage: PersistenceContainerStorage?
 
-    /// Set by the serialized database while an access closure runs.
-    var accessValidator: (() -> Bool)?
+    /// The identity of the queue of the serialized database that owns the connection: an
+    /// access is valid on that queue, or in an access the current thread runs. (A stored
+    /// identity rather than a closure: each check used to retain, call and release one.)
+    var accessQueueIdentity: QueueIdentity?
 
     /// Nesting of read-only sections.
     @exclusivity(unchecked) private var readOnlyDepth = 0
@@ -255,10 +257,18 @@ public final class Database {
 
     // MARK: - Access validity
 
+    /// Whether the current thread may use the connection (always, for a connection no
+    /// serialized database owns).
+    var isValidAccess: Bool {
+        guard let identity = accessQueueIdentity else { return true }
+        // The thread's list of accesses first: cheaper to read than the queue's specifics.
+        return CurrentAccesses.contains(self) || identity.isCurrent(QueueIdentity.connectionKey)
+    }
+
     /// Using a connection outside of its access closure is a programmer error.
     func preconditionValidAccess() {
         precondition(
-            accessValidator?() ?? true,
+            isValidAccess,
             "Database was not used on the correct thread: a Database must only be used inside the access closure that received it (\(description))")
     }
 

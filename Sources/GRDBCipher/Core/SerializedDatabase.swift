@@ -63,11 +63,7 @@ final class SerializedDatabase: @unchecked Sendable {
         let db = try Database(path: path, description: label, configuration: configuration, keying: keying)
         self.db = db
         interruptHandle = db.sqliteConnection
-        let identity = queueIdentity
-        db.accessValidator = { [unowned db] in
-            // The thread's list of accesses first: cheaper to read than the queue's specifics.
-            CurrentAccesses.contains(db) || identity.isCurrent(QueueIdentity.connectionKey)
-        }
+        db.accessQueueIdentity = queueIdentity
         db.isPoolConnection = pool
         do {
             try queue.sync {

@@ -107,34 +107,35 @@ extension MutablePersistableRecord {
     /// INSERT; returns the insertion result.
     func performInsert(_ db: Database, onConflict conflict: Database.ConflictResolution?) throws -> InsertionSuccess {
         var container = try PersistenceContainer(self, db)
-        let table = type(of: self).databaseTableName
-        let conflict = type(of: self).insertConflict(conflict)
+        // A struct's type is known statically, without asking the runtime (see
+        // `PersistenceContainer.init(_:_:)`); a class record's may be a subclass.
+        let recordType: Self.Type = Self.self is AnyClass ? type(of: self) : Self.self
+        let table = recordType.databaseTableName
+        let conflict = recordType.insertConflict(conflict)
         let entry = try db.persistenceStatement(.insert(conflict), table: table, columns: container.columns) {
             let rowIDColumn = try db.primaryKey(table).rowIDColumn
             return (PersistenceSQL.insert(table: table, columns: container.columns, conflict: conflict), rowIDColumn, false)
         }
-        try container.withValues { try entry.statement.bindPersistenceValues($0) }
-        _ = try entry.statement.executePersistence(returnsRowID: false)
-        let rowID = db.lastInsertedRowID
-        return Self.insertionSuccess(
-            rowID: rowID, rowIDColumn: entry.rowIDColumn, rowIDIndex: entry.rowIDIndex,
-            columnsWithRowID: entry.columnsWithRowID, container: &container)
+        return try entry.runInsertion(&container, db)
     }
+}
 
-    /// The insertion result: the container gets the rowid in its rowid column, which is at
-    /// `rowIDIndex` if the container has it.
-    static func insertionSuccess(
-        rowID: Int64, rowIDColumn: String?, rowIDIndex: Int?, columnsWithRowID: [String]? = nil,
-        container: inout PersistenceContainer) -> InsertionSuccess
-    {
-        if let rowIDIndex {
-            container.replaceValue(at: rowIDIndex, with: DatabaseValue(storage: .int64(rowID)))
-        } else if let rowIDColumn, rowIDColumn != "rowid" {
-            container.appendNewColumn(rowIDColumn, DatabaseValue(storage: .int64(rowID)), columnsAfter: columnsWithRowID)
-        }
-        return InsertionSuccess(rowID: rowID, rowIDColumn: rowIDColumn, persistenceContainer: container)
+/// The insertion result: the container gets the rowid in its rowid column, which is at
+/// `rowIDIndex` if the container has it.
+@inline(__always)
+func makeInsertionSuccess(
+    rowID: Int64, rowIDColumn: String?, rowIDIndex: Int?, columnsWithRowID: [String]? = nil,
+    container: inout PersistenceContainer) -> InsertionSuccess
+{
+    if let rowIDIndex {
+        container.replaceValue(at: rowIDIndex, with: DatabaseValue(storage: .int64(rowID)))
+    } else if let rowIDColumn, rowIDColumn != "rowid" {
+        container.appendNewColumn(rowIDColumn, DatabaseValue(storage: .int64(rowID)), columnsAfter: columnsWithRowID)
     }
+    return InsertionSuccess(rowID: rowID, rowIDColumn: rowIDColumn, persistenceContainer: container)
+}
 
+extension MutablePersistableRecord {
     /// UPSERT; returns the insertion result (the rowid of the inserted or updated row).
     func performUpsert(_ db: Database) throws -> InsertionSuccess {
         var container = try PersistenceContainer(self, db)
@@ -150,7 +151,7 @@ extension MutablePersistableRecord {
         }
         try container.withValues { try entry.statement.bindPersistenceValues($0) }
         let rowID = try entry.statement.executePersistence(returnsRowID: entry.returnsRowID) ?? db.lastInsertedRowID
-        return Self.insertionSuccess(
+        return makeInsertionSuccess(
             rowID: rowID, rowIDColumn: entry.rowIDColumn, rowIDIndex: entry.rowIDIndex,
             columnsWithRowID: entry.columnsWithRowID, container: &container)
     }

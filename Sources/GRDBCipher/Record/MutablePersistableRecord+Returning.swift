@@ -54,7 +54,7 @@ extension MutablePersistableRecord {
         let sql = PersistenceSQL.insert(table: table, columns: container.columns, conflict: conflict)
         let fetched = try type(of: self).returning(db, sql: sql, values: container.databaseValues, selection: selection, fetch: fetch)
         let rowIDColumn = try db.primaryKey(table).rowIDColumn
-        return (Self.insertionSuccess(
+        return (makeInsertionSuccess(
             rowID: db.lastInsertedRowID, rowIDColumn: rowIDColumn,
             rowIDIndex: rowIDColumn.flatMap { container.index(of: $0) }, container: &container), fetched)
     }

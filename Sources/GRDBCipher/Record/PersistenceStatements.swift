@@ -43,6 +43,17 @@ struct PersistenceStatementCache {
             self.columnsWithRowID = columnsWithRowID
             self.returnsRowID = returnsRowID
         }
+
+        /// Binds the container's values to the insertion statement, runs it, and returns the
+        /// insertion result. (A method of the entry: its fields are read without retaining
+        /// them, which a caller holding the entry would do field by field.)
+        func runInsertion(_ container: inout PersistenceContainer, _ db: Database) throws -> InsertionSuccess {
+            try container.withValues { try statement.bindPersistenceValues($0) }
+            _ = try statement.executePersistence(returnsRowID: false)
+            return makeInsertionSuccess(
+                rowID: db.lastInsertedRowID, rowIDColumn: rowIDColumn,
+                rowIDIndex: rowIDIndex, columnsWithRowID: columnsWithRowID, container: &container)
+        }
     }
 
     private var entries: [Entry] = []
