@@ -59,11 +59,12 @@ extension DatabaseCursor {
 
 /// The stepping shared by every statement cursor: it owns the iteration state and the live row
 /// that reads the statement, and releases the statement when done.
+@usableFromInline
 final class StatementStepper {
     let statement: Statement
     let sqliteStatement: SQLiteStatement
     /// The row that reads the statement's current row, through the adapter if there is one.
-    let row: Row
+    @usableFromInline let row: Row
     private var done = false
     /// The error of the step that failed, if one did.
     private var failure: (any Error)?
@@ -110,10 +111,9 @@ final class StatementStepper {
         }
     }
 
-    /// Steps; returns true when a row is available.
     /// Steps; returns true when a row is available. Once a step failed, every later call
     /// throws the same error: a failed iteration never looks like a complete one.
-    @inline(__always)
+    @usableFromInline @inline(__always)
     func step() throws -> Bool {
         if done {
             if let failure { throw failure }

@@ -67,7 +67,7 @@ public struct _DatabaseRecordDecoding<Record: FetchableRecord> {
         return try row.decode(Value.self, forColumn: key)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func decode<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ key: String) throws -> Value {
         if let value = liveValue(Value.self, key) { return value }
         return try slowDecode(Value.self, key)
@@ -78,7 +78,7 @@ public struct _DatabaseRecordDecoding<Record: FetchableRecord> {
         return try row.decode(Value.self, forColumn: key)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func decode<Value: DatabaseValueConvertible & StatementColumnConvertible & Decodable>(_ key: String) throws -> Value {
         if let value = liveValue(Value.self, key) { return value }
         return try slowDecodeDecodable(Value.self, key)
@@ -116,7 +116,7 @@ public struct _DatabaseRecordDecoding<Record: FetchableRecord> {
         return try row.decode(Value?.self, forColumn: key)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func decodeIfPresent<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ key: String) throws -> Value? {
         if let value = liveValue(Value.self, key) { return value }
         guard usesDefaultKeys else { return try viaCodable(Value?.self, key) }
@@ -128,7 +128,7 @@ public struct _DatabaseRecordDecoding<Record: FetchableRecord> {
         return try row.decode(Value?.self, forColumn: key)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func decodeIfPresent<Value: DatabaseValueConvertible & StatementColumnConvertible & Decodable>(_ key: String) throws -> Value? {
         if let value = liveValue(Value.self, key) { return value }
         return try slowDecodeIfPresentDecodable(Value.self, key)

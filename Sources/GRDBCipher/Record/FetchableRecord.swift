@@ -151,7 +151,7 @@ public final class RecordCursor<Record: FetchableRecord>: DatabaseCursor {
     public typealias Element = Record
 
     /// Nil for a cursor over rows fetched beforehand.
-    private let stepper: StatementStepper?
+    @usableFromInline let stepper: StatementStepper?
 
     /// The statement that feeds the cursor.
     public let statement: Statement
@@ -171,10 +171,18 @@ public final class RecordCursor<Record: FetchableRecord>: DatabaseCursor {
         preloaded = rows.makeIterator()
     }
 
+    // Inlinable: specialized in the caller's module, the record's `init(row:)` is called
+    // directly, and the record returned without generic witnesses (docs/Performance.md, W3m).
+    @inlinable
     public func next() throws -> Record? {
-        guard let stepper else { return try preloaded?.next().map { try Record(row: $0) } }
+        guard let stepper else { return try nextPreloaded() }
         guard try stepper.step() else { return nil }
         return try Record(row: stepper.row)
+    }
+
+    @usableFromInline
+    func nextPreloaded() throws -> Record? {
+        try preloaded?.next().map { try Record(row: $0) }
     }
 }
 
