@@ -483,14 +483,42 @@ extension PersistableRecord {
     /// try Country(code: "FR", name: "France").insert(db)
     /// ```
     public func insert(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws {
-        var record = self
-        try record.insertWithCallbacks(db) { try $0.performInsert(db, onConflict: conflictResolution) }
+        try insertWithNonMutatingCallbacks(db) { try performInsert(db, onConflict: conflictResolution) }
     }
 
     /// Inserts or updates the record (see ``MutablePersistableRecord/upsert(_:)``).
     public func upsert(_ db: Database) throws {
-        var record = self
-        try record.insertWithCallbacks(db) { try $0.performUpsert(db) }
+        try insertWithNonMutatingCallbacks(db) { try performUpsert(db) }
+    }
+
+    /// willSave, aroundSave, willInsert, aroundInsert, `insert`, didInsert, didSave: the order
+    /// of ``MutablePersistableRecord/insertWithCallbacks(_:insert:)``, for a record whose
+    /// callbacks cannot change it, so that the record is never copied (docs/Performance.md, W5).
+    private func insertWithNonMutatingCallbacks(_ db: Database, insert: () throws -> InsertionSuccess) throws {
+        try willSave(db)
+        var saved: PersistenceSuccess?
+        try aroundSave(db) {
+            try willInsert(db)
+            var inserted: InsertionSuccess?
+            try aroundInsert(db) {
+                let success = try insert()
+                inserted = success
+                return success
+            }
+            guard let insertion = inserted.take() else {
+                throw Self.persistenceCallbackMisuse("aroundInsert")
+            }
+            didInsert(insertion)
+            let success = PersistenceSuccess(consume insertion)
+            saved = success
+            return success
+        }
+        // Taken out of the optional, so that it holds the only copy of the container.
+        guard let success = saved.take() else {
+            throw Self.persistenceCallbackMisuse("aroundSave")
+        }
+        didSave(success)
+        db.recycle((consume success).persistenceContainer)
     }
 
     /// Updates or inserts the record (see ``MutablePersistableRecord/save(_:onConflict:)``).

@@ -589,6 +589,69 @@ struct PersistableRecordTests {
 
     struct ValidationError: Error {}
 
+    /// A `PersistableRecord` (callbacks that cannot change it) runs its insertion callbacks in
+    /// the order of `MutablePersistableRecord`, with the results of the insertion, and an
+    /// `around…` callback that swallows its action's error throws SQLITE_MISUSE.
+    struct LoggedCountry: PersistableRecord {
+        static let databaseTableName = "country"
+        static let log = LockedValue<[String]>([])
+        var code: String
+        var swallowsInsert = false
+
+        static func record(_ event: String) { log.update { $0.append(event) } }
+
+        func encode(to container: inout PersistenceContainer) {
+            container["code"] = code
+        }
+        func willInsert(_ db: Database) throws { Self.record("willInsert") }
+        func aroundInsert(_ db: Database, insert: () throws -> InsertionSuccess) throws {
+            Self.record("aroundInsert >")
+            if swallowsInsert {
+                _ = try? insert()
+                return
+            }
+            let inserted = try insert()
+            Self.record("aroundInsert < \(inserted.rowID)")
+        }
+        func didInsert(_ inserted: InsertionSuccess) {
+            Self.record("didInsert \(inserted.rowID) \(inserted.persistenceContainer["code"]?.databaseValue.description ?? "-")")
+        }
+        func willSave(_ db: Database) throws { Self.record("willSave") }
+        func aroundSave(_ db: Database, save: () throws -> PersistenceSuccess) throws {
+            Self.record("aroundSave >")
+            let saved = try save()
+            Self.record("aroundSave < \(saved.persistenceContainer.count)")
+        }
+        func didSave(_ saved: PersistenceSuccess) { Self.record("didSave") }
+    }
+
+    @Test func persistableRecordCallbacksRunInOrder() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE country (code TEXT PRIMARY KEY)")
+            LoggedCountry.log.write([])
+            try LoggedCountry(code: "FR").insert(db)
+            #expect(LoggedCountry.log.read() == [
+                "willSave", "aroundSave >", "willInsert", "aroundInsert >", "aroundInsert < 1",
+                "didInsert 1 \"FR\"", "aroundSave < 1", "didSave",
+            ])
+            LoggedCountry.log.write([])
+            try LoggedCountry(code: "FR").upsert(db)
+            #expect(LoggedCountry.log.read() == [
+                "willSave", "aroundSave >", "willInsert", "aroundInsert >", "aroundInsert < 1",
+                "didInsert 1 \"FR\"", "aroundSave < 1", "didSave",
+            ])
+            // The action's error swallowed: misuse, and no insertion callback after it.
+            LoggedCountry.log.write([])
+            let error = expectDatabaseError(.SQLITE_MISUSE) {
+                try LoggedCountry(code: "FR", swallowsInsert: true).insert(db)
+            }
+            #expect(error?.message?.contains("LoggedCountry.aroundInsert") == true)
+            #expect(LoggedCountry.log.read() == ["willSave", "aroundSave >", "willInsert", "aroundInsert >"])
+            #expect(try String.fetchAll(db, sql: "SELECT code FROM country") == ["FR"])
+        }
+    }
+
     @Test func callbacksRunInOrder() throws {
         let test = try TestDatabase()
         try test.dbQueue.write { db in
