@@ -471,6 +471,7 @@ public final class Database {
             throw error
         }
         defer { if !statement.effects.isEmpty { noticeEffects(of: statement) } }
+        statement.isAfterRun = true
         let code = try step(statement.sqliteStatement)
         var error: (any Error)?
         if code != SQLITE_DONE {

@@ -84,6 +84,7 @@ final class StatementStepper {
         }
         self.statement = statement
         self.sqliteStatement = statement.sqliteStatement
+        statement.isAfterRun = true
         let liveRow = Row(statement: statement)
         row = layout.map { Row(base: liveRow, layout: $0) } ?? liveRow
         statement.iterationOwner = ObjectIdentifier(self)

@@ -273,9 +273,14 @@ public final class Statement {
     }
 
     func bind(_ values: ArgumentValues, arguments: StatementArguments) throws {
-        reset()
+        resetBeforeBinding()
         bindingsCleared = false
-        let code = bindValues(values)
+        var code = bindValues(values)
+        if code == SQLITE_MISUSE && !isAfterRun {
+            // Stepped through its raw handle since its last reset: reset it, and bind again.
+            reset()
+            code = bindValues(values)
+        }
         if code != SQLITE_OK {
             throw makeDatabaseError(
                 code, database.sqliteConnection, sql: sql, arguments: arguments,
@@ -316,6 +321,21 @@ public final class Statement {
     /// Resets the statement so that it can run again, keeping its arguments.
     func reset() {
         sqlite3_reset(sqliteStatement)
+        isAfterRun = false
+    }
+
+    /// Whether the statement may have stepped since it was last reset: set when a run starts
+    /// (``Database/executeSteps(of:_:)``, cursors), cleared by ``reset()`` and ``finishRun()``.
+    /// Binding resets the statement only when it is set: every run ends with a reset already,
+    /// and a second one cost 63 instructions per run (docs/Performance.md, W4 and W5). A
+    /// statement stepped through its raw handle, which this does not see, makes SQLite refuse
+    /// the binding with SQLITE_MISUSE: it is then reset, and bound again.
+    @exclusivity(unchecked) var isAfterRun = false
+
+    /// Resets the statement before new values are bound, if a run may have left it unreset.
+    @inline(__always)
+    func resetBeforeBinding() {
+        if isAfterRun { reset() }
     }
 
     /// Whether the values bound for the last run were cleared from SQLite's statement: a
@@ -332,6 +352,7 @@ public final class Statement {
     /// statement for its next run. (``arguments`` keeps the Swift values, as in GRDB.)
     func finishRun() {
         sqlite3_reset(sqliteStatement)
+        isAfterRun = false
         if parameterCount > 0 {
             sqlite3_clear_bindings(sqliteStatement)
             bindingsCleared = true

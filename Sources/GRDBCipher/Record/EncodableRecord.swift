@@ -267,6 +267,17 @@ public struct PersistenceContainer {
         }
     }
 
+    /// Calls `body` with the names of the columns. A container that has exactly its template's
+    /// columns lends the template, without the retain and release of a copy.
+    func withColumns<Result>(_ body: ([String]) throws -> Result) rethrows -> Result {
+        try storage.withUnsafeMutablePointerToHeader { header in
+            if header.pointee.followsTemplate && header.pointee.count == header.pointee.template.count {
+                return try body(header.pointee.template)
+            }
+            return try body(columns)
+        }
+    }
+
     /// The database values, in column order.
     var databaseValues: [DatabaseValue] {
         withValues { Array($0) }

@@ -112,9 +112,11 @@ extension MutablePersistableRecord {
         let recordType: Self.Type = Self.self is AnyClass ? type(of: self) : Self.self
         let table = recordType.databaseTableName
         let conflict = recordType.insertConflict(conflict)
-        let entry = try db.persistenceStatement(.insert(conflict), table: table, columns: container.columns) {
-            let rowIDColumn = try db.primaryKey(table).rowIDColumn
-            return (PersistenceSQL.insert(table: table, columns: container.columns, conflict: conflict), rowIDColumn, false)
+        let entry = try container.withColumns { columns in
+            try db.persistenceStatement(.insert(conflict), table: table, columns: columns) {
+                let rowIDColumn = try db.primaryKey(table).rowIDColumn
+                return (PersistenceSQL.insert(table: table, columns: columns, conflict: conflict), rowIDColumn, false)
+            }
         }
         return try entry.runInsertion(&container, db)
     }

@@ -1,3 +1,4 @@
+import CSQLCipher
 import Testing
 @testable import GRDBCipher
 
@@ -16,6 +17,31 @@ struct StatementTests {
             try statement.execute()
             #expect(statement.arguments == [5, 6])
             #expect(try Int.fetchAll(db, sql: "SELECT b FROM t ORDER BY a") == [2, 4, 6])
+        }
+    }
+
+    /// A statement is reset before new values are bound only when a run may have left it
+    /// unreset; one stepped through its raw handle, which the library does not see, is reset
+    /// when SQLite refuses the binding, and runs as if it had been reset.
+    @Test func statementSteppedThroughItsHandleBindsAgain() throws {
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE t(a); INSERT INTO t VALUES (1), (2), (3)")
+            let select = try db.makeStatement(sql: "SELECT a FROM t WHERE a >= ? ORDER BY a")
+            #expect(try Int.fetchAll(select, arguments: [2]) == [2, 3])
+            // Bound and stepped through its raw handle: left in the middle of a run.
+            #expect(sqlite3_bind_int64(select.sqliteStatement, 1, 1) == SQLITE_OK)
+            #expect(sqlite3_step(select.sqliteStatement) == SQLITE_ROW)
+            #expect(try Int.fetchAll(select, arguments: [1]) == [1, 2, 3])
+            // Run to its end through the raw handle (its binding was cleared), not reset.
+            #expect(sqlite3_step(select.sqliteStatement) == SQLITE_DONE)
+            #expect(try Int.fetchAll(select, arguments: [3]) == [3])
+
+            let insert = try db.makeStatement(sql: "INSERT INTO t VALUES (?)")
+            try insert.execute(arguments: [4])
+            #expect(sqlite3_step(insert.sqliteStatement) == SQLITE_DONE)  // inserts NULL
+            try insert.execute(arguments: [5])
+            #expect(try Int?.fetchAll(db, sql: "SELECT a FROM t ORDER BY rowid") == [1, 2, 3, 4, nil, 5])
         }
     }
 
