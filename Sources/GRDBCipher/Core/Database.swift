@@ -232,6 +232,7 @@ public final class Database {
         userStatements.removeAll()
         libraryStatements.removeAll()
         persistenceStatements.removeAll()
+        spareContainerStorage = nil
         // sqlite3_close, not _v2: with a statement still alive it refuses and leaves the
         // connection open (hooks included). As GRDB (CON-1), SQLITE_BUSY then, and the
         // connection stays usable, so that closing can be tried again.
@@ -584,6 +585,7 @@ public final class Database {
         userStatements = userStatements.filter { $0.value.isIterating }
         libraryStatements.removeAll { !$0.isIterating }
         clearSchemaCache()
+        spareContainerStorage = nil
     }
 }
 

@@ -333,9 +333,11 @@ public final class Statement {
     @exclusivity(unchecked) var isAfterRun = false
 
     /// Resets the statement before new values are bound, if a run may have left it unreset.
+    /// A statement without parameters is always reset: no binding would tell that SQLite
+    /// still runs it.
     @inline(__always)
     func resetBeforeBinding() {
-        if isAfterRun { reset() }
+        if isAfterRun || parameterCount == 0 { reset() }
     }
 
     /// Whether the values bound for the last run were cleared from SQLite's statement: a

@@ -536,6 +536,14 @@ final class PersistenceContainerStorage: ManagedBuffer<PersistenceContainerHeade
         withUnsafeMutablePointerToHeader { $0.pointee.capacity >= count }
     }
 
+    /// Destroys the values; the columns stay.
+    func removeValues() {
+        withUnsafeMutablePointers { header, values in
+            destroyDatabaseValues(values, count: header.pointee.count)
+            header.pointee.count = 0
+        }
+    }
+
     /// Empties the storage for a new container that follows `template`.
     func reset(template: [String]) {
         withUnsafeMutablePointers { header, values in
@@ -596,9 +604,11 @@ extension Database {
     }
 
     /// Keeps the storage of a container nobody else holds, for the next container: a save
-    /// then allocates no storage (docs/Performance.md, W5).
+    /// then allocates no storage (docs/Performance.md, W5). Its values are destroyed now: the
+    /// connection keeps no copy of a saved value (a token, a large blob) until its next save.
     func recycle(_ container: consuming PersistenceContainer) {
         if let storage = container.uniqueStorage() {
+            storage.removeValues()
             spareContainerStorage = storage
         }
     }

@@ -37,6 +37,11 @@ struct StatementTests {
             #expect(sqlite3_step(select.sqliteStatement) == SQLITE_DONE)
             #expect(try Int.fetchAll(select, arguments: [3]) == [3])
 
+            // No parameter, so no binding to refuse: reset all the same.
+            let all = try db.makeStatement(sql: "SELECT a FROM t ORDER BY a")
+            #expect(sqlite3_step(all.sqliteStatement) == SQLITE_ROW)
+            #expect(try Int.fetchAll(all, arguments: []) == [1, 2, 3])
+
             let insert = try db.makeStatement(sql: "INSERT INTO t VALUES (?)")
             try insert.execute(arguments: [4])
             #expect(sqlite3_step(insert.sqliteStatement) == SQLITE_DONE)  // inserts NULL

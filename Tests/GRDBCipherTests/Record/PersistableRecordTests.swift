@@ -798,8 +798,10 @@ struct PersistenceContainerCollectionTests {
             try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT)")
             try Item(name: "a").insert(db)
             // Weak: a strong reference here would make the storage shared, and not reused.
-            weak var spare = db.spareContainerStorage
+            weak let spare = db.spareContainerStorage
             #expect(spare != nil)
+            // Kept without the saved values: no copy of them waits for the next save.
+            #expect(spare?.count == 0)
             try Item(name: "b").insert(db)
             // The same storage, used and given back again.
             #expect(spare != nil && db.spareContainerStorage === spare)
@@ -815,6 +817,8 @@ struct PersistenceContainerCollectionTests {
             #expect(containers.map { $0["id"]?.databaseValue } == [3.databaseValue, 4.databaseValue])
             #expect(try String.fetchAll(db, sql: "SELECT name FROM item ORDER BY id") == ["a", "b", "c", "d", "e"])
             #expect(db.spareContainerStorage != nil)
+            db.releaseMemory()
+            #expect(db.spareContainerStorage == nil)
         }
     }
 
