@@ -100,8 +100,8 @@ public final class Database {
     @exclusivity(unchecked) var containerTemplates = PersistenceContainerTemplates()
 
     /// The storage of the last container a save finished with, when nobody kept it: the next
-    /// container reuses it instead of allocating one. Its old values are destroyed when it is
-    /// reused. (Unchecked as `persistenceStatements`.)
+    /// container reuses it instead of allocating one. It holds no value: they are destroyed
+    /// as it is given back. (Unchecked as `persistenceStatements`.)
     @exclusivity(unchecked) var spareContainerStorage: PersistenceContainerStorage?
 
     /// The identity of the queue of the serialized database that owns the connection: an

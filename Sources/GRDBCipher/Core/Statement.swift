@@ -273,14 +273,8 @@ public final class Statement {
     }
 
     func bind(_ values: ArgumentValues, arguments: StatementArguments) throws {
-        resetBeforeBinding()
-        bindingsCleared = false
-        var code = bindValues(values)
-        if code == SQLITE_MISUSE && !isAfterRun {
-            // Stepped through its raw handle since its last reset: reset it, and bind again.
-            reset()
-            code = bindValues(values)
-        }
+        markBound()
+        let code = values.withUnsafeBufferPointer { resetAndBind($0) }
         if code != SQLITE_OK {
             throw makeDatabaseError(
                 code, database.sqliteConnection, sql: sql, arguments: arguments,
@@ -291,11 +285,6 @@ public final class Statement {
 
     /// Binds `values` to the parameters 1, 2, …, and returns the first code that is not
     /// `SQLITE_OK` (or `SQLITE_OK`).
-    @inline(__always)
-    func bindValues(_ values: ArgumentValues) -> CInt {
-        values.withUnsafeBufferPointer { bindValues($0) }
-    }
-
     @inline(__always)
     func bindValues(_ values: UnsafeBufferPointer<DatabaseValue>) -> CInt {
         let sqliteStatement = sqliteStatement
@@ -332,12 +321,18 @@ public final class Statement {
     /// the binding with SQLITE_MISUSE: it is then reset, and bound again.
     @exclusivity(unchecked) var isAfterRun = false
 
-    /// Resets the statement before new values are bound, if a run may have left it unreset.
+    /// Resets the statement if a run may have left it unreset, then binds `values` to the
+    /// parameters 1, 2, …; returns the first code that is not `SQLITE_OK` (or `SQLITE_OK`).
     /// A statement without parameters is always reset: no binding would tell that SQLite
     /// still runs it.
     @inline(__always)
-    func resetBeforeBinding() {
+    func resetAndBind(_ values: UnsafeBufferPointer<DatabaseValue>) -> CInt {
         if isAfterRun || parameterCount == 0 { reset() }
+        let code = bindValues(values)
+        guard code == SQLITE_MISUSE && !isAfterRun else { return code }
+        // Stepped through its raw handle since its last reset: reset it, and bind again.
+        reset()
+        return bindValues(values)
     }
 
     /// Whether the values bound for the last run were cleared from SQLite's statement: a

@@ -115,14 +115,8 @@ extension Statement {
     /// Binds values straight from a persistence container, without building statement
     /// arguments (they are recorded for error messages only when arguments are public).
     func bindPersistenceValues(_ values: UnsafeBufferPointer<DatabaseValue>) throws {
-        resetBeforeBinding()
         markBound()
-        var code = bindValues(values)
-        if code == SQLITE_MISUSE && !isAfterRun {
-            // Stepped through its raw handle since its last reset (see `isAfterRun`).
-            reset()
-            code = bindValues(values)
-        }
+        let code = resetAndBind(values)
         if code != SQLITE_OK {
             throw makeDatabaseError(
                 code, database.sqliteConnection, sql: sql, arguments: StatementArguments(),
