@@ -141,22 +141,15 @@ extension Row {
 
         /// The nearest scope named `key`, breadth-first, or nil.
         public subscript(_ key: String) -> Row? {
-            // (A row without scopes, such as an unadapted row, is answered at once.)
-            guard let layout = row.adaptedLayout?.layout, !layout.scopes.isEmpty else { return nil }
-            if let scope = row.scope(named: key) { return scope }
-            var queue: [Row] = []
-            var next: Row? = row
-            var position = 0
-            while let current = next {
-                for name in current.sortedScopeNames {
-                    let scope = current.scope(named: name)!
-                    if let found = scope.scope(named: key) { return found }
-                    queue.append(scope)
-                }
-                next = position < queue.count ? queue[position] : nil
-                position += 1
+            // The path to the scope was found once for the row's layout (a row without
+            // scopes, such as an unadapted row, has none).
+            guard let path = row.scopePath(to: key) else { return nil }
+            var scope = row
+            for name in path {
+                guard let next = scope.scope(named: name) else { return nil }
+                scope = next
             }
-            return nil
+            return scope
         }
     }
 }

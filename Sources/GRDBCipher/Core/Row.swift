@@ -433,8 +433,22 @@ public final class Row {
         }
     }
 
+    /// For an adapted row, the names of the scopes that lead to the nearest scope named
+    /// `name` in its tree of scopes (``scopesTree``); nil when there is none, or the row is
+    /// not adapted.
+    func scopePath(to name: String) -> [String]? {
+        guard let adaptedLayoutStorage else { return nil }
+        // Unsafe: unretained; `storage` holds the layout as long as the row lives.
+        return adaptedLayoutStorage._withUnsafeGuaranteedRef { $0.scopePath(to: name) }
+    }
+
     @usableFromInline
     func copiedIndex(forColumn name: String) -> Int? {
+        if let adaptedLayoutStorage {
+            // Through the unretained layout, before the switch: binding the layout from
+            // `storage` retained its lists, and switching over `storage` copied it.
+            return adaptedLayoutStorage._withUnsafeGuaranteedRef { $0.index(ofColumn: name, guess: &lookupGuess) }
+        }
         switch storage {
         case .statement(let statement):
             return statement.index(ofColumn: name)
@@ -443,8 +457,7 @@ public final class Row {
         case .block(let block):
             return block.columns.firstIndex { $0.equalsIgnoringASCIICase(name) }
         case .adapted:
-            // Through the unretained layout: binding it from `storage` retained its lists.
-            return adaptedLayoutStorage.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.index(ofColumn: name, guess: &lookupGuess) }
+            return nil // (answered above)
         }
     }
 

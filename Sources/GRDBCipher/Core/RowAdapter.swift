@@ -30,12 +30,43 @@ public struct _RowLayout: Sendable {
         let baseIndexes: [Int]
         let scopes: [String: _RowLayout]
         let leftmost: [Int]
+        /// Every scope name of the tree of scopes, with the names that lead to its nearest
+        /// scope, in the order ``Row/scopesTree`` searches: found once for the layout rather
+        /// than searched again for each fetched row (a record whose property is not a scope,
+        /// such as the `book` of `BookInfo`, searched the whole tree at each row).
+        let scopePaths: [(name: String, path: [String])]
 
         init(names: [String], baseIndexes: [Int], scopes: [String: _RowLayout], leftmost: [Int]) {
             self.names = names
             self.baseIndexes = baseIndexes
             self.scopes = scopes
             self.leftmost = leftmost
+            scopePaths = scopes.isEmpty ? [] : Self.breadthFirstPaths(scopes)
+        }
+
+        /// The names leading to the nearest scope named `name`, or nil when the tree has none.
+        func scopePath(to name: String) -> [String]? {
+            for entry in scopePaths where entry.name == name { return entry.path }
+            return nil
+        }
+
+        /// The first path to each name of the tree: the scopes of the layout first, then
+        /// level by level, each level's scopes in the order of their parents, sorted by name
+        /// under each parent.
+        private static func breadthFirstPaths(_ scopes: [String: _RowLayout]) -> [(name: String, path: [String])] {
+            var paths: [(name: String, path: [String])] = []
+            var queue: [(scopes: [String: _RowLayout], path: [String])] = [(scopes, [])]
+            var position = 0
+            while position < queue.count {
+                let (level, parentPath) = queue[position]
+                position += 1
+                for (name, layout) in level.sorted(by: { $0.key < $1.key }) {
+                    let path = parentPath + [name]
+                    if !paths.contains(where: { $0.name == name }) { paths.append((name, path)) }
+                    if !layout.scopes.isEmpty { queue.append((layout.scopes, path)) }
+                }
+            }
+            return paths
         }
 
         /// The leftmost column named `name` (ignoring case), trying the column `guess` first;
