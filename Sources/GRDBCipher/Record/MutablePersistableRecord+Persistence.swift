@@ -131,6 +131,10 @@ func makeInsertionSuccess(
 {
     if let rowIDIndex {
         container.replaceValue(at: rowIDIndex, with: DatabaseValue(storage: .int64(rowID)))
+    } else if let columnsWithRowID, let rowIDColumn {
+        // (A cached statement's `columnsWithRowID` exists only for a rowid column to add: no
+        // comparison of its name with "rowid" at each insertion.)
+        container.appendNewColumn(rowIDColumn, DatabaseValue(storage: .int64(rowID)), columnsAfter: columnsWithRowID)
     } else if let rowIDColumn, rowIDColumn != "rowid" {
         container.appendNewColumn(rowIDColumn, DatabaseValue(storage: .int64(rowID)), columnsAfter: columnsWithRowID)
     }
