@@ -388,10 +388,9 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
 
 
     /// Whether the container remembers how keys resolve (columns, scopes), by the order of
-    /// the lookups in a record's decoding: for a row that reads a live statement through an
-    /// adapter (joined requests). Such a row keeps its container from one fetched row to the
-    /// next, and its columns and scopes never change. (An unadapted live row remembers its
-    /// columns itself.)
+    /// the lookups in a record's decoding: for a row that reads a live statement, directly or
+    /// through an adapter (joined requests), and for the copied rows of one fetch. Such a row
+    /// keeps its container from one fetched row to the next, and its columns never change.
     ///
     /// The memos are used by one decoding at a time, on the connection's queue, and no access
     /// spans a call: no dynamic exclusivity checks.
@@ -434,7 +433,9 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         liveStatement = liveColumns?.sqliteStatement
         liveBaseIndexes = liveColumns?.baseIndexes
         remembersScopes = liveBaseIndexes != nil
-        remembersKeys = remembersScopes || sharesColumns
+        // A live row, adapted or not, never changes its columns; nor do the copied rows of one
+        // fetch: the column of a key is the same for every record.
+        remembersKeys = liveStatement != nil || sharesColumns
         self.sharesColumns = sharesColumns
         blockValues = sharesColumns ? row.blockValues : nil
         let keySize = MemoryLayout<Key>.size
@@ -604,16 +605,25 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
 
     @inline(__always)
     private func fastDecode<T: DatabaseValueConvertible & StatementColumnConvertible>(_ type: T.Type, forKey key: Key) throws -> T {
-        // The copied rows of a fetch, in blocks: the key found where it was found for the
-        // previous record, and its value read from the block, without a call.
-        if usesKeyBitsMemos, let blockValues {
+        // The key found where it was found for the previous record (its bits compared, not
+        // its string), and its value read straight from the live statement, or from the
+        // block of copied rows, without a call.
+        if usesKeyBitsMemos {
             let ordinal = lookupOrdinal
             if ordinal < keyBitsMemos.count {
                 let memo = keyBitsMemos[ordinal]
-                if memo.index >= 0, memo.bits == keyBits(key), let value = T.fromDatabaseValue(blockValues[memo.index]) {
-                    lookupOrdinal = ordinal + 1
-                    lastLookupOrdinal = ordinal
-                    return value
+                if memo.index >= 0, memo.bits == keyBits(key) {
+                    if let sqliteStatement = liveStatement {
+                        if let value = Row.liveValue(T.self, sqliteStatement, liveColumn(memo.index)) {
+                            lookupOrdinal = ordinal + 1
+                            lastLookupOrdinal = ordinal
+                            return value
+                        }
+                    } else if let blockValues, let value = T.fromDatabaseValue(blockValues[memo.index]) {
+                        lookupOrdinal = ordinal + 1
+                        lastLookupOrdinal = ordinal
+                        return value
+                    }
                 }
             }
         }

@@ -43,6 +43,53 @@ struct CodableRecordTests {
         }
     }
 
+    /// A live row remembers the column of each key by the order of the lookups: a record that
+    /// asks for its keys in another order than the previous one, or finds NULL where the
+    /// previous one found a value, still reads the right columns, and the error names them.
+    @Test func liveRowsFindKeysAskedInAnotherOrder() throws {
+        struct Swapping: Decodable, FetchableRecord {
+            enum CodingKeys: String, CodingKey { case kind, a, b }
+            var kind: Int
+            var a: Int
+            var b: String
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                kind = try container.decode(Int.self, forKey: .kind)
+                if kind == 0 {
+                    a = try container.decode(Int.self, forKey: .a)
+                    b = try container.decode(String.self, forKey: .b)
+                } else {
+                    b = try container.decode(String.self, forKey: .b)
+                    a = try container.decode(Int.self, forKey: .a)
+                }
+            }
+        }
+        let test = try TestDatabase()
+        let sql = "SELECT 0 AS kind, 1 AS a, 'x' AS b UNION ALL SELECT 1, 2, 'y' UNION ALL SELECT 1, 3, 'z' UNION ALL SELECT 0, 4, 'w'"
+        try test.dbQueue.read { (db: Database) throws in
+            var decoded: [String] = []
+            let cursor = try Swapping.fetchCursor(db, sql: sql)
+            while let record = try cursor.next() { decoded.append("\(record.kind)\(record.a)\(record.b)") }
+            #expect(decoded == ["01x", "12y", "13z", "04w"])
+
+            // The same through an adapter (a joined request's rows read the statement too).
+            let adapted = try Swapping.fetchCursor(db, sql: "SELECT 9 AS pad, * FROM (\(sql))", adapter: SuffixRowAdapter(fromIndex: 1))
+            decoded = []
+            while let record = try adapted.next() { decoded.append("\(record.kind)\(record.a)\(record.b)") }
+            #expect(decoded == ["01x", "12y", "13z", "04w"])
+
+            // NULL where the previous records found an integer: the error names the column.
+            let withNull = try Swapping.fetchCursor(db, sql: "SELECT 0 AS kind, 1 AS a, 'x' AS b UNION ALL SELECT 0, NULL, 'y'")
+            #expect(try withNull.next()?.a == 1)
+            do {
+                _ = try withNull.next()
+                Issue.record("NULL decoded as an Int")
+            } catch let error as RowDecodingError {
+                #expect(String(describing: error).contains("\"a\""))
+            }
+        }
+    }
+
     // MARK: Coding paths (REC-1)
 
     /// A value stored in one column as text; remembers the coding path it was decoded with.
