@@ -66,6 +66,11 @@ public final class Database {
 
     /// Table information (primary keys, columns, indexes), read from the schema once.
     var schemaCache = SchemaCache()
+    /// Whether the next schema lookup checks `schema_version` first (set as each access
+    /// starts). Read at each record's insertion: outside `schemaCache`, whose accesses are
+    /// checked dynamically (76 instructions each, W5m).
+    /// (Used on the connection's queue, by accesses that span no call.)
+    @exclusivity(unchecked) var schemaNeedsVersionCheck = true
 
     /// The schema source of the connection: ``Configuration/schemaSource``, or the one given
     /// to ``withSchemaSource(_:execute:)`` while its closure runs. It gives a primary key to
@@ -545,7 +550,7 @@ public final class Database {
     /// Called when an access closure starts: the schema may have been changed by another
     /// connection since the last access, so the next schema lookup checks `schema_version`.
     func beginAccess() {
-        schemaCache.needsVersionCheck = true
+        schemaNeedsVersionCheck = true
     }
 
     // MARK: - Read-only sections

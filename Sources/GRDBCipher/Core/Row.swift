@@ -95,6 +95,9 @@ public final class Row {
         /// the row: the cursor stepper that owns the row forgets them when it goes, so that
         /// the row, and its statement, can go too.
         @exclusivity(unchecked) var decoderCaches: [DecoderCache] = []
+        /// The cache of `decoderCaches` found last: a cursor decodes the same record type
+        /// from its row again and again.
+        @exclusivity(unchecked) var lastDecoderCache: DecoderCache?
         /// For a row that reads a live statement through an adapter: its scopes, made once, so
         /// that they keep their decoders from one fetched row to the next.
         @exclusivity(unchecked) var liveScopeRows: [String: Row] = [:]
@@ -126,6 +129,19 @@ public final class Row {
     /// See ``Extras/lastLiveScope``.
     var lastLiveScope: (name: String, row: Row)? {
         optionalExtras?.lastLiveScope
+    }
+
+    /// The decoder the row keeps for the record type `recordType` (see
+    /// ``Extras/decoderCaches``), or nil.
+    @inline(__always)
+    func cachedDecoder(for recordType: ObjectIdentifier) -> DecoderCache? {
+        guard let extras = optionalExtras else { return nil }
+        if let last = extras.lastDecoderCache, last.recordType == recordType { return last }
+        for cache in extras.decoderCaches where cache.recordType == recordType {
+            extras.lastDecoderCache = cache
+            return cache
+        }
+        return nil
     }
 
     /// A decoder a live row keeps (see ``Extras/decoderCaches``).
@@ -233,6 +249,7 @@ public final class Row {
     func forgetDecoders() {
         guard let optionalExtras else { return }
         optionalExtras.decoderCaches = []
+        optionalExtras.lastDecoderCache = nil
         for scope in optionalExtras.liveScopeRows.values { scope.forgetDecoders() }
         optionalExtras.liveScopeRows = [:]
         optionalExtras.lastLiveScope = nil

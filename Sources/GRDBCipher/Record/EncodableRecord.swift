@@ -340,7 +340,7 @@ public struct PersistenceContainer {
 
     /// Appends a value (the storage is unique).
     @inline(__always)
-    private mutating func appendValue(_ value: DatabaseValue) {
+    private mutating func appendValue(_ value: consuming DatabaseValue) {
         if storage.isFull {
             storage = storage.transferred(capacity: Swift.max(8, storage.count * 2), moving: true)
         }
@@ -351,7 +351,7 @@ public struct PersistenceContainer {
     /// case. (Called by the code `@DatabaseRecord` generates, with a value already converted:
     /// no existential is made.)
     @usableFromInline @inline(__always)
-    mutating func set(_ value: DatabaseValue, for column: String) {
+    mutating func set(_ value: consuming DatabaseValue, for column: String) {
         makeUnique()
         switch storage.templateMatch(column) {
         case .next:
@@ -524,11 +524,13 @@ final class PersistenceContainerStorage: ManagedBuffer<PersistenceContainerHeade
 
     /// Appends a value; there must be room for it.
     @inline(__always)
-    func append(_ value: DatabaseValue) {
-        withUnsafeMutablePointers { header, values in
-            (values + header.pointee.count).initialize(to: value)
-            header.pointee.count += 1
-        }
+    func append(_ value: consuming DatabaseValue) {
+        // The value is moved into place: captured by the closure of
+        // `withUnsafeMutablePointers`, it would be copied, and the caller's copy destroyed.
+        // Unsafe: the pointers are used while `self` (the caller's storage) is alive.
+        let (header, values) = withUnsafeMutablePointers { ($0, $1) }
+        (values + header.pointee.count).initialize(to: value)
+        header.pointee.count += 1
     }
 
     /// Whether the storage has room for `count` values.
@@ -618,10 +620,17 @@ extension PersistenceContainer {
     /// The container of a record encoded on a connection, which remembers its columns for the
     /// next record of the same type.
     init<Record: EncodableRecord>(_ record: Record, _ db: Database) throws {
+        try self.init(record, db, recordIsClass: Record.self is AnyClass)
+    }
+
+    /// `recordIsClass`: whether `Record` is a class (`Record.self is AnyClass`, a call to the
+    /// runtime: a caller that needs the answer too asks once).
+    @inline(__always)
+    init<Record: EncodableRecord>(_ record: Record, _ db: Database, recordIsClass: Bool) throws {
         // A struct's type is known statically: `type(of:)` would ask the runtime (78
         // instructions a record, W5m). A class record may be a subclass that encodes more
         // columns, and keeps a template of its own.
-        let type: Any.Type = Record.self is AnyClass ? Swift.type(of: record) : Record.self
+        let type: Any.Type = recordIsClass ? Swift.type(of: record) : Record.self
         let template = db.containerTemplates.template(for: type)
         if let spare = db.takeSpareContainerStorage(room: template.count + 1) {
             self.init(recycling: spare, template: template)

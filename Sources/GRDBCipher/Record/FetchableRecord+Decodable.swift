@@ -26,7 +26,7 @@ extension FetchableRecord where Self: Decodable {
         }
         // A cursor decodes every record from the same live row: its decoder is made once.
         let recordType = ObjectIdentifier(Self.self)
-        for cache in row.decoderCaches where cache.recordType == recordType {
+        if let cache = row.cachedDecoder(for: recordType) {
             try self.init(from: cache.decoder)
             return
         }
@@ -87,6 +87,9 @@ final class RowDecoder<Record: FetchableRecord>: Decoder {
     /// The keyed containers the decoder keeps, by key type (usually one).
     /// (Used on one thread at a time, by accesses that span no call.)
     @exclusivity(unchecked) private var containerCaches: [AnyDecodingContainerCache] = []
+    /// The cache of `containerCaches` returned last, and its key type: records of one type
+    /// ask for the same key type, record after record.
+    @exclusivity(unchecked) private var lastContainerCache: AnyDecodingContainerCache?
     var userInfo: [CodingUserInfoKey: Any] { Record.databaseDecodingUserInfo }
     var row: Row { rowReference.row }
 
@@ -112,13 +115,20 @@ final class RowDecoder<Record: FetchableRecord>: Decoder {
         // The container made for the first record serves the next ones (making one per
         // record costs an allocation and generic metadata lookups).
         let keyType = ObjectIdentifier(Key.self)
+        if let cache = lastContainerCache, cache.keyType == keyType {
+            cache.rowContainer.willDecodeRecord()
+            return unsafeDowncast(cache, to: DecodingContainerCache<Key>.self).container
+        }
         for cache in containerCaches where cache.keyType == keyType {
+            lastContainerCache = cache
             cache.rowContainer.willDecodeRecord()
             return unsafeDowncast(cache, to: DecodingContainerCache<Key>.self).container
         }
         let rowContainer = RowKeyedDecodingContainer<Key, Record>(rowReference: rowReference, sharesColumns: sharesColumns)
         let container = KeyedDecodingContainer(rowContainer)
-        containerCaches.append(DecodingContainerCache(container, rowContainer: rowContainer, keyType: keyType))
+        let cache = DecodingContainerCache(container, rowContainer: rowContainer, keyType: keyType)
+        containerCaches.append(cache)
+        lastContainerCache = cache
         return container
     }
 

@@ -106,10 +106,11 @@ extension MutablePersistableRecord {
 
     /// INSERT; returns the insertion result.
     func performInsert(_ db: Database, onConflict conflict: Database.ConflictResolution?) throws -> InsertionSuccess {
-        var container = try PersistenceContainer(self, db)
         // A struct's type is known statically, without asking the runtime (see
         // `PersistenceContainer.init(_:_:)`); a class record's may be a subclass.
-        let recordType: Self.Type = Self.self is AnyClass ? type(of: self) : Self.self
+        let isClass = Self.self is AnyClass
+        var container = try PersistenceContainer(self, db, recordIsClass: isClass)
+        let recordType: Self.Type = isClass ? type(of: self) : Self.self
         let table = recordType.databaseTableName
         let conflict = recordType.insertConflict(conflict)
         let entry = try container.withColumns { columns in

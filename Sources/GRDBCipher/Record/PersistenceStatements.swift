@@ -84,7 +84,7 @@ extension Database {
         columns: [String],
         make: () throws -> (sql: String, rowIDColumn: String?, returnsRowID: Bool)) throws -> PersistenceStatementCache.Entry
     {
-        if schemaCache.needsVersionCheck {
+        if schemaNeedsVersionCheck {
             // Another connection may have changed the table since the last access.
             _ = try tableExists(table)
         }

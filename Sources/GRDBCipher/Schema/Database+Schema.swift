@@ -157,7 +157,6 @@ struct SchemaCache {
     /// attached databases in order of attachment.
     var schemaNames: [String]?
     var schemaVersion: Int32?
-    var needsVersionCheck = true
 
     mutating func clear() {
         objects.removeAll(keepingCapacity: true)
@@ -182,13 +181,13 @@ extension Database {
     /// Empties the schema cache when the schema changed since it was filled (checked once per
     /// access).
     private func validateSchemaCache() throws {
-        guard schemaCache.needsVersionCheck else { return }
+        guard schemaNeedsVersionCheck else { return }
         let version = try schemaVersion()
         if schemaCache.schemaVersion != version {
             clearSchemaCache()
             schemaCache.schemaVersion = version
         }
-        schemaCache.needsVersionCheck = false
+        schemaNeedsVersionCheck = false
     }
 
     /// The schema names in the order SQLite resolves an unqualified table name: `temp`, `main`,
