@@ -266,9 +266,11 @@ public final class Database {
     /// Whether the current thread may use the connection (always, for a connection no
     /// serialized database owns).
     var isValidAccess: Bool {
+        // (The identity is bound only when the thread's list of accesses, cheaper to read than
+        // the queue's specifics, does not answer: binding it first retained it at each check.)
+        if accessQueueIdentity == nil || CurrentAccesses.contains(self) { return true }
         guard let identity = accessQueueIdentity else { return true }
-        // The thread's list of accesses first: cheaper to read than the queue's specifics.
-        return CurrentAccesses.contains(self) || identity.isCurrent(QueueIdentity.connectionKey)
+        return identity.isCurrent(QueueIdentity.connectionKey)
     }
 
     /// Using a connection outside of its access closure is a programmer error.

@@ -278,6 +278,18 @@ public struct PersistenceContainer {
         }
     }
 
+    /// Whether the container's columns are `columns`, in order (compared as strings). A
+    /// container that follows its template compares the template, usually the same array.
+    func hasColumns(_ columns: [String]) -> Bool {
+        storage.withUnsafeMutablePointerToHeader { header in
+            let count = header.pointee.count
+            guard columns.count == count else { return false }
+            guard header.pointee.followsTemplate else { return header.pointee.ownColumns == columns }
+            if header.pointee.template.count == count { return header.pointee.template == columns }
+            return header.pointee.template[..<count].elementsEqual(columns)
+        }
+    }
+
     /// The database values, in column order.
     var databaseValues: [DatabaseValue] {
         withValues { Array($0) }

@@ -113,6 +113,9 @@ extension MutablePersistableRecord {
         let recordType: Self.Type = isClass ? type(of: self) : Self.self
         let table = recordType.databaseTableName
         let conflict = recordType.insertConflict(conflict)
+        if let entry = db.cachedPersistenceStatement(.insert(conflict), table: table, container: container) {
+            return try entry.runInsertion(&container, db)
+        }
         let entry = try container.withColumns { columns in
             try db.persistenceStatement(.insert(conflict), table: table, columns: columns) {
                 let rowIDColumn = try db.primaryKey(table).rowIDColumn
@@ -157,7 +160,7 @@ extension MutablePersistableRecord {
             return (hasRowID ? sql + " RETURNING \"rowid\"" : sql, primaryKey.rowIDColumn, hasRowID)
         }
         try container.withValues { try entry.statement.bindPersistenceValues($0) }
-        let rowID = try entry.statement.executePersistence(returnsRowID: entry.returnsRowID) ?? db.lastInsertedRowID
+        let rowID = try entry.statement.executePersistence(returnsRowID: entry.returnsRowID, in: db) ?? db.lastInsertedRowID
         return makeInsertionSuccess(
             rowID: rowID, rowIDColumn: entry.rowIDColumn, rowIDIndex: entry.rowIDIndex,
             columnsWithRowID: entry.columnsWithRowID, container: &container)
@@ -196,7 +199,7 @@ extension MutablePersistableRecord {
         let values = setColumns.map { container.databaseValue(of: $0) } + keyValues
         try values.withUnsafeBufferPointer { try entry.statement.bindPersistenceValues($0) }
         let changedRowCount = try db.changedRowCount(in: table) {
-            _ = try entry.statement.executePersistence(returnsRowID: false)
+            _ = try entry.statement.executePersistence(returnsRowID: false, in: db)
         }
         if changedRowCount == 0 {
             throw type(of: self).notFound(keyColumns, keyValues)

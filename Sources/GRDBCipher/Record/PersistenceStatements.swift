@@ -49,7 +49,7 @@ struct PersistenceStatementCache {
         /// them, which a caller holding the entry would do field by field.)
         func runInsertion(_ container: inout PersistenceContainer, _ db: Database) throws -> InsertionSuccess {
             try container.withValues { try statement.bindPersistenceValues($0) }
-            _ = try statement.executePersistence(returnsRowID: false)
+            _ = try statement.executePersistence(returnsRowID: false, in: db)
             return makeInsertionSuccess(
                 rowID: db.lastInsertedRowID, rowIDColumn: rowIDColumn,
                 rowIDIndex: rowIDIndex, columnsWithRowID: columnsWithRowID, container: &container)
@@ -58,6 +58,18 @@ struct PersistenceStatementCache {
 
     private var entries: [Entry] = []
     private static let capacity = 16
+
+    /// The entry of a shape whose columns are the container's.
+    @inline(__always)
+    func find(_ kind: Kind, table: String, container: borrowing PersistenceContainer) -> Entry? {
+        for index in entries.indices {
+            let entry = entries[index]
+            if entry.kind == kind && entry.table == table && container.hasColumns(entry.columns) {
+                return entry
+            }
+        }
+        return nil
+    }
 
     func find(_ kind: Kind, table: String, columns: [String]) -> Entry? {
         for entry in entries where entry.kind == kind && entry.table == table && entry.columns == columns {
@@ -77,6 +89,22 @@ struct PersistenceStatementCache {
 }
 
 extension Database {
+    /// The cached statement of a persistence shape whose columns are the container's, or nil
+    /// when there is none yet, or the cache must first be checked against the schema (then
+    /// call ``persistenceStatement(_:table:columns:make:)``). The insertions' fast path: no
+    /// closure captures the connection, the table and the columns (each was retained).
+    @inline(__always)
+    func cachedPersistenceStatement(
+        _ kind: PersistenceStatementCache.Kind,
+        table: String,
+        container: borrowing PersistenceContainer) -> PersistenceStatementCache.Entry?
+    {
+        guard !schemaNeedsVersionCheck, !persistenceStatementsAreStale else { return nil }
+        guard let entry = persistenceStatements.find(kind, table: table, container: container) else { return nil }
+        preconditionValidAccess()
+        return entry
+    }
+
     /// Returns the statement for a persistence shape, generating it the first time.
     func persistenceStatement(
         _ kind: PersistenceStatementCache.Kind,
@@ -127,9 +155,13 @@ extension Statement {
 
     /// Runs a persistence statement bound with ``bindPersistenceValues(_:)``; returns the
     /// rowid of the first returned row when it ends with a `RETURNING …, "rowid"` clause.
-    func executePersistence(returnsRowID: Bool) throws -> Int64? {
+    ///
+    /// `db` is the statement's connection, passed in: reading the statement's `unowned`
+    /// reference to it costs a strong retain and a release at each run.
+    func executePersistence(returnsRowID: Bool, in db: Database) throws -> Int64? {
+        assert(db === database)
         var rowID: Int64?
-        try database.executeSteps(of: self) { sqliteStatement in
+        try db.executeSteps(of: self) { sqliteStatement in
             while true {
                 let code = sqlite3_step(sqliteStatement)
                 guard code == SQLITE_ROW else { return code }
