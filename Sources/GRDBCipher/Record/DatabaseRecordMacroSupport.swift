@@ -237,22 +237,22 @@ public struct _DatabaseRecordEncoding<Record: EncodableRecord> {
     // container receives a database value: `container[column] = value` would box it in an
     // existential first (about 70 instructions a column; docs/Performance.md, W5m).
 
-    @inlinable
+    @inlinable @inline(__always)
     public func encode<Value: DatabaseValueConvertible>(_ value: Value, _ key: String, into container: inout PersistenceContainer) throws {
         container.set(value.databaseValue, for: column(key))
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public func encode<Value: DatabaseValueConvertible & Encodable>(_ value: Value, _ key: String, into container: inout PersistenceContainer) throws {
         container.set(value.databaseValue, for: column(key))
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public func encodeIfPresent<Value: DatabaseValueConvertible>(_ value: Value?, _ key: String, into container: inout PersistenceContainer) throws {
         container.set(value?.databaseValue ?? .null, for: column(key))
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public func encodeIfPresent<Value: DatabaseValueConvertible & Encodable>(_ value: Value?, _ key: String, into container: inout PersistenceContainer) throws {
         container.set(value?.databaseValue ?? .null, for: column(key))
     }

@@ -204,7 +204,7 @@ public struct PersistenceContainer {
     /// retained three arrays before). The values live in the object's own memory, destroyed by
     /// code specialized for `DatabaseValue` rather than the runtime's generic witnesses
     /// (docs/Performance.md, W5). Copied on write.
-    private var storage: PersistenceContainerStorage
+    @usableFromInline var storage: PersistenceContainerStorage
 
     /// Creates an empty container.
     public init() {
@@ -362,8 +362,22 @@ public struct PersistenceContainer {
     /// Sets the value of a column, replacing the value of a column with the same name ignoring
     /// case. (Called by the code `@DatabaseRecord` generates, with a value already converted:
     /// no existential is made.)
-    @usableFromInline @inline(__always)
+    ///
+    /// Inlinable, for the record's code: the usual case, the next column of the container's
+    /// template in a storage the container owns, is a few loads and stores, and a call cost
+    /// about as much (docs/Performance.md, W5m).
+    @inlinable @inline(__always)
     mutating func set(_ value: consuming DatabaseValue, for column: String) {
+        if isKnownUniquelyReferenced(&storage) && storage.hasRoomForNextTemplateColumn(column) {
+            storage.appendNextTemplateValue(value)
+            return
+        }
+        setColumn(value, for: column)
+    }
+
+    /// ``set(_:for:)``, in every case.
+    @usableFromInline @inline(__always)
+    mutating func setColumn(_ value: consuming DatabaseValue, for column: String) {
         makeUnique()
         switch storage.templateMatch(column) {
         case .next:
@@ -452,20 +466,22 @@ public struct PersistenceContainer {
 }
 
 /// What a ``PersistenceContainer`` keeps beside its values.
+@usableFromInline
 struct PersistenceContainerHeader {
     /// The number of values.
-    var count: Int
+    @usableFromInline var count: Int
     /// The number of values the storage has room for.
-    var capacity: Int
+    @usableFromInline var capacity: Int
     /// See ``PersistenceContainer/template``.
-    var template: [String]
+    @usableFromInline var template: [String]
     /// See ``PersistenceContainer/followsTemplate``.
-    var followsTemplate: Bool
+    @usableFromInline var followsTemplate: Bool
     /// The columns, once the container stopped following the template.
     var ownColumns: [String]
 }
 
 /// The storage of a ``PersistenceContainer``: its header, then its values, in one allocation.
+@usableFromInline
 final class PersistenceContainerStorage: ManagedBuffer<PersistenceContainerHeader, DatabaseValue> {
     static func make(capacity: Int, template: [String]) -> PersistenceContainerStorage {
         let buffer = create(minimumCapacity: capacity) { _ in
@@ -532,6 +548,27 @@ final class PersistenceContainerStorage: ManagedBuffer<PersistenceContainerHeade
             let count = header.pointee.count
             return count < header.pointee.template.count && header.pointee.template[count] == column ? .next : .other
         }
+    }
+
+    /// Whether `column` is the template's next column, the storage follows its template, and
+    /// it has room for another value.
+    @inlinable @inline(__always)
+    func hasRoomForNextTemplateColumn(_ column: String) -> Bool {
+        withUnsafeMutablePointerToHeader { header in
+            let count = header.pointee.count
+            return header.pointee.followsTemplate && count < header.pointee.capacity
+                && count < header.pointee.template.count && header.pointee.template[count] == column
+        }
+    }
+
+    /// Appends a value (``hasRoomForNextTemplateColumn(_:)`` said yes).
+    @inlinable @inline(__always)
+    func appendNextTemplateValue(_ value: consuming DatabaseValue) {
+        // The value is moved into place (see ``append(_:)``).
+        // Unsafe: the pointers are used while `self` (the caller's storage) is alive.
+        let (header, values) = withUnsafeMutablePointers { ($0, $1) }
+        (values + header.pointee.count).initialize(to: value)
+        header.pointee.count &+= 1
     }
 
     /// Appends a value; there must be room for it.
