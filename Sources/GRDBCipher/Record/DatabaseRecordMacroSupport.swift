@@ -297,11 +297,9 @@ public struct _DatabaseRecordEncoding<Record: EncodableRecord> {
         into container: inout PersistenceContainer,
         _ body: (inout KeyedEncodingContainer<DatabaseRecordKey>) throws -> Void) throws
     {
-        let encoder = RecordEncoder<Record>()
-        swap(&encoder.container.pointee, &container)
-        defer { swap(&encoder.container.pointee, &container) }
-        var keyed = encoder.container(keyedBy: DatabaseRecordKey.self)
-        try body(&keyed)
-        if let error = encoder.pendingError { throw error }
+        try RecordEncoders.with(Record.self, into: &container) { encoder in
+            var keyed = encoder.container(keyedBy: DatabaseRecordKey.self)
+            try body(&keyed)
+        }
     }
 }

@@ -13,18 +13,142 @@ extension EncodableRecord where Self: Encodable {
     /// }
     /// ```
     public func encode(to container: inout PersistenceContainer) throws {
-        // The encoder takes the container over while it encodes (no copy of its storage).
-        let encoder = RecordEncoder<Self>()
+        try RecordEncoders.with(Self.self, into: &container) { encoder in
+            try encode(to: encoder)
+        }
+    }
+}
+
+/// The encoders of `Encodable` records, kept by each thread for the next records of their
+/// types: an encoder, the container it points to and its keyed containers are made once per
+/// thread and record type, instead of for each record (four allocations, and generic
+/// metadata and witness table lookups: about 1,000 instructions a record, W5b in
+/// docs/Performance.md).
+///
+/// An encoder holds no value between two records: the container it encodes into is the
+/// caller's, lent for the encoding.
+enum RecordEncoders {
+    /// Per-thread storage: a `Box`, retained by the thread, released when the thread exits.
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let code = pthread_key_create(&key) { pointer in
+            guard let pointer else { return }
+            // Unsafe: at thread exit, balances the retain of the thread's box (`box` below).
+            Unmanaged<Box>.fromOpaque(pointer).release()
+        }
+        precondition(code == 0, "pthread_key_create failed: \(code)")
+        return key
+    }()
+
+    /// The encoders a thread keeps: a few record types, the first ones it encoded.
+    private static let capacity = 8
+
+    private final class Box {
+        /// Only its own thread reads and writes it: no dynamic exclusivity check.
+        @exclusivity(unchecked) var encoders: [RecordEncoderBase] = []
+
+        deinit {
+            // A kept encoder and its keyed containers refer to each other.
+            for encoder in encoders { encoder.forgetContainers() }
+        }
+    }
+
+    private static var box: Box {
+        if let pointer = pthread_getspecific(key) {
+            // Unsafe: the thread's slot retains its box until the thread exits.
+            return Unmanaged<Box>.fromOpaque(pointer).takeUnretainedValue()
+        }
+        let box = Box()
+        // Unsafe: the thread's slot retains the box, released by the key's destructor.
+        pthread_setspecific(key, Unmanaged.passRetained(box).toOpaque())
+        return box
+    }
+
+    /// Encodes into `container` with an encoder of `Record` that no other encoding uses: the
+    /// encoder takes the container over while `body` runs (no copy of its storage), then
+    /// gives it back. Throws the error of a container that could not throw when it was made
+    /// (unkeyed, nested).
+    static func with<Record: EncodableRecord>(
+        _ type: Record.Type,
+        into container: inout PersistenceContainer,
+        _ body: (RecordEncoder<Record>) throws -> Void) throws
+    {
+        let encoder = take(Record.self)
+        defer { giveBack(encoder) }
         swap(&encoder.container.pointee, &container)
         defer { swap(&encoder.container.pointee, &container) }
-        try encode(to: encoder)
-        // Containers that can not throw when they are made (unkeyed, nested) report here.
+        try body(encoder)
         if let error = encoder.pendingError { throw error }
+    }
+
+    private static func take<Record: EncodableRecord>(_ type: Record.Type) -> RecordEncoder<Record> {
+        let box = self.box
+        let recordType = ObjectIdentifier(Record.self)
+        for encoder in box.encoders where encoder.recordType == recordType && !encoder.isInUse {
+            encoder.isInUse = true
+            return unsafeDowncast(encoder, to: RecordEncoder<Record>.self)
+        }
+        // The first encoding of the type on this thread, or a record encoded while another of
+        // its type encodes (a nested record).
+        let encoder = RecordEncoder<Record>()
+        encoder.isInUse = true
+        if box.encoders.count < capacity {
+            encoder.isKept = true
+            box.encoders.append(encoder)
+        }
+        return encoder
+    }
+
+    private static func giveBack<Record: EncodableRecord>(_ encoder: RecordEncoder<Record>) {
+        encoder.isInUse = false
+        encoder.pendingError = nil
+        if !encoder.isKept { encoder.forgetContainers() }
+    }
+}
+
+/// What the encoders' cache needs of a ``RecordEncoder``, whatever its record type.
+/// (Used by one thread at a time, by accesses that span no call.)
+class RecordEncoderBase {
+    let recordType: ObjectIdentifier
+    /// Whether a record is being encoded with the encoder.
+    @exclusivity(unchecked) var isInUse = false
+    /// Whether the thread's cache keeps the encoder: only then does it keep its keyed
+    /// containers, which refer to it.
+    @exclusivity(unchecked) var isKept = false
+    /// The keyed containers the encoder made, by key type, and the one it returned last.
+    @exclusivity(unchecked) var containerCaches: [AnyEncodingContainerCache] = []
+    @exclusivity(unchecked) var lastContainerCache: AnyEncodingContainerCache?
+
+    init(recordType: ObjectIdentifier) {
+        self.recordType = recordType
+    }
+
+    func forgetContainers() {
+        containerCaches = []
+        lastContainerCache = nil
+    }
+}
+
+/// A keyed encoding container an encoder keeps.
+class AnyEncodingContainerCache {
+    let keyType: ObjectIdentifier
+
+    init(keyType: ObjectIdentifier) {
+        self.keyType = keyType
+    }
+}
+
+final class EncodingContainerCache<Key: CodingKey>: AnyEncodingContainerCache {
+    let container: KeyedEncodingContainer<Key>
+
+    init(_ container: KeyedEncodingContainer<Key>) {
+        self.container = container
+        super.init(keyType: ObjectIdentifier(Key.self))
     }
 }
 
 /// Encodes a record into a persistence container.
-final class RecordEncoder<Record: EncodableRecord>: Encoder {
+final class RecordEncoder<Record: EncodableRecord>: RecordEncoderBase, Encoder {
     /// The container being filled. Behind a pointer: each value sets it, and a stored
     /// property of a class would cost a dynamic exclusivity check per value.
     let container: UnsafeMutablePointer<PersistenceContainer>
@@ -37,6 +161,7 @@ final class RecordEncoder<Record: EncodableRecord>: Encoder {
         container.initialize(to: PersistenceContainer(unreserved: ()))
         columnStrategy = Record.databaseColumnEncodingStrategy
         if case .useDefaultKeys = columnStrategy { isDefaultStrategy = true } else { isDefaultStrategy = false }
+        super.init(recordType: ObjectIdentifier(Record.self))
     }
 
     deinit {
@@ -52,7 +177,22 @@ final class RecordEncoder<Record: EncodableRecord>: Encoder {
     var pendingError: EncodingError?
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(RecordKeyedEncodingContainer<Key, Record>(encoder: self))
+        guard isKept else {
+            return KeyedEncodingContainer(RecordKeyedEncodingContainer<Key, Record>(encoder: self))
+        }
+        // A kept encoder makes one container per key type, for all its records.
+        let keyType = ObjectIdentifier(Key.self)
+        if let cache = lastContainerCache, cache.keyType == keyType {
+            return unsafeDowncast(cache, to: EncodingContainerCache<Key>.self).container
+        }
+        for cache in containerCaches where cache.keyType == keyType {
+            lastContainerCache = cache
+            return unsafeDowncast(cache, to: EncodingContainerCache<Key>.self).container
+        }
+        let cache = EncodingContainerCache(KeyedEncodingContainer(RecordKeyedEncodingContainer<Key, Record>(encoder: self)))
+        containerCaches.append(cache)
+        lastContainerCache = cache
+        return cache.container
     }
 
     /// A row has no unkeyed form: the container throws, and so does the encoding of the

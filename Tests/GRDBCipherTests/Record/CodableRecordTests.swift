@@ -477,4 +477,84 @@ struct CodableRecordTests {
         #expect(Parcel.databaseJSONDecoder(for: "weight").userInfo[tupleKey] != nil)
         #expect(Parcel.databaseJSONEncoder(for: "weight").userInfo[tupleKey] != nil)
     }
+
+    // MARK: Encoders kept by each thread
+
+    /// A record that, while it encodes, encodes another record of its own type.
+    struct Russian: Encodable, EncodableRecord {
+        var name: String
+        var inner: [Russian] = []
+        enum CodingKeys: String, CodingKey { case name, innerColumns }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(name, forKey: .name)
+            if let first = inner.first {
+                // Another record of the same type, encoded meanwhile on the same thread.
+                let columns = try PersistenceContainer(first).columnNames.joined(separator: ",")
+                try container.encode(columns + "=" + (try PersistenceContainer(first)["name"] as? String ?? "?"), forKey: .innerColumns)
+            }
+        }
+    }
+
+    /// Encoders are reused from one record to the next of the same type, on each thread: a
+    /// record encoded while another of its type encodes gets its own encoder, an error does
+    /// not stay with the encoder, and records encoded on several threads at once keep their
+    /// own values.
+    @Test func keptEncodersEncodeEachRecordOnItsOwn() throws {
+        let outer = try PersistenceContainer(Russian(name: "outer", inner: [Russian(name: "inner")]))
+        #expect(outer.columnNames == ["name", "innerColumns"])
+        #expect(outer["name"] as? String == "outer")
+        #expect(outer["innerColumns"] as? String == "name=inner")
+        #expect(try PersistenceContainer(Russian(name: "next"))["name"] as? String == "next")
+
+        // A failed encoding (an unkeyed container) leaves no error behind for the next record.
+        struct Sometimes: Encodable, EncodableRecord {
+            var unkeyed: Bool
+            var value: Int
+            func encode(to encoder: any Encoder) throws {
+                if unkeyed { _ = encoder.unkeyedContainer(); return }
+                var container = encoder.container(keyedBy: DatabaseRecordKeyForTests.self)
+                try container.encode(value, forKey: DatabaseRecordKeyForTests("value"))
+            }
+        }
+        #expect(throws: EncodingError.self) { _ = try PersistenceContainer(Sometimes(unkeyed: true, value: 1)) }
+        #expect(try PersistenceContainer(Sometimes(unkeyed: false, value: 2))["value"] as? Int64 == 2)
+
+        // Many record types on one thread: the encoders beyond those a thread keeps work too.
+        struct Typed<Tag>: Encodable, EncodableRecord { var value: Int }
+        enum T0 {}; enum T1 {}; enum T2 {}; enum T3 {}; enum T4 {}; enum T5 {}; enum T6 {}; enum T7 {}; enum T8 {}; enum T9 {}
+        let values: [Int64?] = try [
+            PersistenceContainer(Typed<T0>(value: 0))["value"], PersistenceContainer(Typed<T1>(value: 1))["value"],
+            PersistenceContainer(Typed<T2>(value: 2))["value"], PersistenceContainer(Typed<T3>(value: 3))["value"],
+            PersistenceContainer(Typed<T4>(value: 4))["value"], PersistenceContainer(Typed<T5>(value: 5))["value"],
+            PersistenceContainer(Typed<T6>(value: 6))["value"], PersistenceContainer(Typed<T7>(value: 7))["value"],
+            PersistenceContainer(Typed<T8>(value: 8))["value"], PersistenceContainer(Typed<T9>(value: 9))["value"],
+            PersistenceContainer(Typed<T9>(value: 10))["value"],
+        ].map { $0 as? Int64 }
+        #expect(values == (0...10).map { Int64($0) })
+
+        // Several threads at once.
+        let failures = LockedValue(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for index in 0..<500 {
+                let name = "\(thread)-\(index)"
+                guard let container = try? PersistenceContainer(Russian(name: name)),
+                      container["name"] as? String == name, container.count == 1
+                else {
+                    failures.update { $0 += 1 }
+                    continue
+                }
+            }
+        }
+        #expect(failures.read() == 0)
+    }
+}
+
+/// A coding key made of any string.
+struct DatabaseRecordKeyForTests: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(_ string: String) { stringValue = string }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
 }
