@@ -60,7 +60,12 @@ enum RecordEncoders {
         }
         let box = Box()
         // Unsafe: the thread's slot retains the box, released by the key's destructor.
-        pthread_setspecific(key, Unmanaged.passRetained(box).toOpaque())
+        let retained = Unmanaged.passRetained(box)
+        if pthread_setspecific(key, retained.toOpaque()) != 0 {
+            // No slot: this box serves this encoding only.
+            // Unsafe: balances the retain above, which no slot holds.
+            retained.release()
+        }
         return box
     }
 
@@ -84,15 +89,21 @@ enum RecordEncoders {
     private static func take<Record: EncodableRecord>(_ type: Record.Type) -> RecordEncoder<Record> {
         let box = self.box
         let recordType = ObjectIdentifier(Record.self)
-        for encoder in box.encoders where encoder.recordType == recordType && !encoder.isInUse {
+        var keepsOne = false
+        for encoder in box.encoders where encoder.recordType == recordType {
+            keepsOne = true
+            guard !encoder.isInUse else { continue }
+            let encoder = unsafeDowncast(encoder, to: RecordEncoder<Record>.self)
             encoder.isInUse = true
-            return unsafeDowncast(encoder, to: RecordEncoder<Record>.self)
+            // The strategy is read for each record, as it was when each had its own encoder.
+            encoder.readColumnStrategy()
+            return encoder
         }
-        // The first encoding of the type on this thread, or a record encoded while another of
-        // its type encodes (a nested record).
+        // The first encoding of the type on this thread (kept, if the thread has room), or a
+        // record encoded while another of its type encodes (a nested record: not kept).
         let encoder = RecordEncoder<Record>()
         encoder.isInUse = true
-        if box.encoders.count < capacity {
+        if !keepsOne && box.encoders.count < capacity {
             encoder.isKept = true
             box.encoders.append(encoder)
         }
@@ -102,6 +113,12 @@ enum RecordEncoders {
     private static func giveBack<Record: EncodableRecord>(_ encoder: RecordEncoder<Record>) {
         encoder.isInUse = false
         encoder.pendingError = nil
+        if encoder.isKept && encoder.wasLentOut {
+            // The encoder went out as a super encoder, and might be used after its record:
+            // it no longer serves other records.
+            encoder.isKept = false
+            box.encoders.removeAll { $0 === encoder }
+        }
         if !encoder.isKept { encoder.forgetContainers() }
     }
 }
@@ -118,6 +135,9 @@ class RecordEncoderBase {
     /// The keyed containers the encoder made, by key type, and the one it returned last.
     @exclusivity(unchecked) var containerCaches: [AnyEncodingContainerCache] = []
     @exclusivity(unchecked) var lastContainerCache: AnyEncodingContainerCache?
+    /// Whether the encoder was handed out as a super encoder during its record's encoding:
+    /// the thread's cache then lets it go.
+    @exclusivity(unchecked) var wasLentOut = false
 
     init(recordType: ObjectIdentifier) {
         self.recordType = recordType
@@ -152,9 +172,11 @@ final class RecordEncoder<Record: EncodableRecord>: RecordEncoderBase, Encoder {
     /// The container being filled. Behind a pointer: each value sets it, and a stored
     /// property of a class would cost a dynamic exclusivity check per value.
     let container: UnsafeMutablePointer<PersistenceContainer>
-    let columnStrategy: DatabaseColumnEncodingStrategy
+    /// The record type's strategy, read for each record (``readColumnStrategy()``).
+    /// (Used by one thread at a time, by accesses that span no call.)
+    @exclusivity(unchecked) private(set) var columnStrategy: DatabaseColumnEncodingStrategy
     /// Whether coding keys are the column names (no conversion per key).
-    private let isDefaultStrategy: Bool
+    @exclusivity(unchecked) private var isDefaultStrategy: Bool
 
     init() {
         container = .allocate(capacity: 1)
@@ -162,6 +184,12 @@ final class RecordEncoder<Record: EncodableRecord>: RecordEncoderBase, Encoder {
         columnStrategy = Record.databaseColumnEncodingStrategy
         if case .useDefaultKeys = columnStrategy { isDefaultStrategy = true } else { isDefaultStrategy = false }
         super.init(recordType: ObjectIdentifier(Record.self))
+    }
+
+    /// Reads the record type's column strategy again (a kept encoder serves many records).
+    func readColumnStrategy() {
+        columnStrategy = Record.databaseColumnEncodingStrategy
+        if case .useDefaultKeys = columnStrategy { isDefaultStrategy = true } else { isDefaultStrategy = false }
     }
 
     deinit {
@@ -359,8 +387,15 @@ struct RecordKeyedEncodingContainer<Key: CodingKey, Record: EncodableRecord>: Ke
             debugDescription: "\(Record.self): nested containers are not supported (key \(key.stringValue)); encode the nested value itself"))
     }
 
-    mutating func superEncoder() -> any Encoder { encoder }
-    mutating func superEncoder(forKey key: Key) -> any Encoder { encoder }
+    mutating func superEncoder() -> any Encoder {
+        encoder.wasLentOut = true
+        return encoder
+    }
+
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+        encoder.wasLentOut = true
+        return encoder
+    }
 }
 
 /// Encodes one value for a column. A value that asks for a keyed or unkeyed container is

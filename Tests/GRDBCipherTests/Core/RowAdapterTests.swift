@@ -222,6 +222,48 @@ struct RowAdapterTests {
         }
     }
 
+    /// `scopesTree` finds the nearest scope of a name: the row's own scopes, then level by
+    /// level, parents taken in order of their names. The paths are found once per layout: a
+    /// copied row and a live row find the same scopes.
+    @Test func scopesTreeFindsTheNearestScopeBreadthFirst() throws {
+        try withDatabase { (db: Database) throws in
+            let adapter = ScopeAdapter([
+                "b": ScopeAdapter(["k": RangeRowAdapter(0..<1), "n": RangeRowAdapter(1..<2)]),
+                "a": ScopeAdapter([
+                    "n": RangeRowAdapter(2..<3),
+                    "m": ScopeAdapter(["k": RangeRowAdapter(3..<4), "deep": RangeRowAdapter(4..<5)]),
+                ]),
+                "k": EmptyRowAdapter(),
+            ])
+            let sql = "SELECT 1 AS c0, 2 AS c1, 3 AS c2, 4 AS c3, 5 AS c4"
+            func check(_ row: Row) -> [String] {
+                [
+                    "\(row.scopesTree["k"].map(\.description) ?? "nil")",     // the row's own, though empty
+                    "\(row.scopesTree["n"].map(\.description) ?? "nil")",     // depth 2: under a before b
+                    "\(row.scopesTree["deep"].map(\.description) ?? "nil")",  // depth 3
+                    "\(row.scopesTree["m"]?.scopes["k"].map(\.description) ?? "nil")",
+                    "\(row.scopes["b"]?.scopesTree["k"].map(\.description) ?? "nil")",
+                    "\(row.scopesTree["missing"].map(\.description) ?? "nil")",
+                ]
+            }
+            let expected = ["[]", "[c2:3]", "[c4:5]", "[c3:4]", "[c0:1]", "nil"]
+            let copied = try #require(try Row.fetchOne(db, sql: sql, adapter: adapter))
+            #expect(check(copied) == expected)
+            let cursor = try Row.fetchCursor(db, sql: sql, adapter: adapter)
+            let live = try #require(try cursor.next())
+            #expect(check(live) == expected)
+            #expect(copied.scopesTree.names == ["a", "b", "deep", "k", "m", "n"])
+
+            // Without the row's own "k", the nearest is under "b" (depth 2), not under a.m.
+            let withoutOwnK = ScopeAdapter([
+                "b": ScopeAdapter(["k": RangeRowAdapter(0..<1)]),
+                "a": ScopeAdapter(["m": ScopeAdapter(["k": RangeRowAdapter(3..<4)])]),
+            ])
+            let row = try #require(try Row.fetchOne(db, sql: sql, adapter: withoutOwnK))
+            #expect(row.scopesTree["k"] == ["c0": 1])
+        }
+    }
+
     @Test func debugDescriptionsShowTheUnadaptedRowAndTheScopes() throws {
         try withDatabase { (db: Database) throws in
             // As GRDB writes them: a plain row is its description; an adapted row is marked,

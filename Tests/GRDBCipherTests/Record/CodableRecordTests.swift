@@ -498,27 +498,45 @@ struct CodableRecordTests {
 
     /// Encoders are reused from one record to the next of the same type, on each thread: a
     /// record encoded while another of its type encodes gets its own encoder, an error does
-    /// not stay with the encoder, and records encoded on several threads at once keep their
-    /// own values.
+    /// not stay with the encoder, the column strategy is read for each record, an encoder lent
+    /// out as a super encoder serves no other record, and records encoded on several threads
+    /// at once keep their own values. (The checks of kept encoders run on a new thread, whose
+    /// cache starts empty: the test's own thread may keep the encoders of other types.)
     @Test func keptEncodersEncodeEachRecordOnItsOwn() throws {
-        let outer = try PersistenceContainer(Russian(name: "outer", inner: [Russian(name: "inner")]))
-        #expect(outer.columnNames == ["name", "innerColumns"])
-        #expect(outer["name"] as? String == "outer")
-        #expect(outer["innerColumns"] as? String == "name=inner")
-        #expect(try PersistenceContainer(Russian(name: "next"))["name"] as? String == "next")
+        let seen = try onNewThread { () throws -> [String] in
+            var seen: [String] = []
+            let outer = try PersistenceContainer(Russian(name: "outer", inner: [Russian(name: "inner")]))
+            seen.append(outer.columnNames.joined(separator: ","))
+            seen.append("\(outer["name"] as? String ?? "?") \(outer["innerColumns"] as? String ?? "?")")
+            seen.append(try PersistenceContainer(Russian(name: "next"))["name"] as? String ?? "?")
 
-        // A failed encoding (an unkeyed container) leaves no error behind for the next record.
-        struct Sometimes: Encodable, EncodableRecord {
-            var unkeyed: Bool
-            var value: Int
-            func encode(to encoder: any Encoder) throws {
-                if unkeyed { _ = encoder.unkeyedContainer(); return }
-                var container = encoder.container(keyedBy: DatabaseRecordKeyForTests.self)
-                try container.encode(value, forKey: DatabaseRecordKeyForTests("value"))
+            // A failed encoding (an unkeyed container) leaves no error behind for the next record.
+            do {
+                _ = try PersistenceContainer(Sometimes(unkeyed: true, value: 1))
+                seen.append("no error")
+            } catch is EncodingError {
+                seen.append("error")
             }
+            seen.append("\(try PersistenceContainer(Sometimes(unkeyed: false, value: 2))["value"] as? Int64 ?? 0)")
+
+            // The strategy is read for each record.
+            Switching.snakeCase = false
+            seen.append(try PersistenceContainer(Switching(playerName: "x")).columnNames.joined())
+            Switching.snakeCase = true
+            seen.append(try PersistenceContainer(Switching(playerName: "x")).columnNames.joined())
+
+            // A super encoder kept after its record: writing with it does not reach the next
+            // record of the type.
+            seen.append(try PersistenceContainer(Lending(name: "a")).columnNames.joined(separator: ","))
+            seen.append(try PersistenceContainer(Lending(name: "b")).columnNames.joined(separator: ","))
+            return seen
         }
-        #expect(throws: EncodingError.self) { _ = try PersistenceContainer(Sometimes(unkeyed: true, value: 1)) }
-        #expect(try PersistenceContainer(Sometimes(unkeyed: false, value: 2))["value"] as? Int64 == 2)
+        #expect(seen == [
+            "name,innerColumns", "outer name=inner", "next",
+            "error", "2",
+            "playerName", "player_name",
+            "name", "name",
+        ])
 
         // Many record types on one thread: the encoders beyond those a thread keeps work too.
         struct Typed<Tag>: Encodable, EncodableRecord { var value: Int }
@@ -547,6 +565,56 @@ struct CodableRecordTests {
             }
         }
         #expect(failures.read() == 0)
+    }
+}
+
+/// Runs `body` on a new thread, and returns its result.
+func onNewThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) throws -> T {
+    let result = LockedValue<Result<T, any Error>?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+        result.write(Result { try body() })
+        done.signal()
+    }
+    thread.start()
+    done.wait()
+    return try result.read()!.get()
+}
+
+/// Encodes a keyed container, or asks for an unkeyed one (which fails the encoding).
+struct Sometimes: Encodable, EncodableRecord {
+    var unkeyed: Bool
+    var value: Int
+    func encode(to encoder: any Encoder) throws {
+        if unkeyed { _ = encoder.unkeyedContainer(); return }
+        var container = encoder.container(keyedBy: DatabaseRecordKeyForTests.self)
+        try container.encode(value, forKey: DatabaseRecordKeyForTests("value"))
+    }
+}
+
+/// A record whose column strategy changes.
+struct Switching: Encodable, EncodableRecord {
+    nonisolated(unsafe) static var snakeCase = false
+    static var databaseColumnEncodingStrategy: DatabaseColumnEncodingStrategy {
+        snakeCase ? .convertToSnakeCase : .useDefaultKeys
+    }
+    var playerName: String
+}
+
+/// A record that keeps the super encoder of its first encoding, and writes with it while the
+/// next record encodes.
+struct Lending: Encodable, EncodableRecord {
+    nonisolated(unsafe) static var kept: (any Encoder)?
+    var name: String
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: DatabaseRecordKeyForTests.self)
+        try container.encode(name, forKey: DatabaseRecordKeyForTests("name"))
+        if let kept = Lending.kept {
+            var intruder = kept.container(keyedBy: DatabaseRecordKeyForTests.self)
+            try intruder.encode("x", forKey: DatabaseRecordKeyForTests("intruder"))
+        } else {
+            Lending.kept = container.superEncoder()
+        }
     }
 }
 
