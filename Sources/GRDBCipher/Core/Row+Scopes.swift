@@ -29,6 +29,7 @@ extension Row {
         let row: Row
         if let (base, layout) = adaptedLayout, !layout.scopes.isEmpty {
             row = Row(base: base, layout: layout.replacingScopes([:]))
+            row.keepsDecoders = false
         } else {
             row = self
         }

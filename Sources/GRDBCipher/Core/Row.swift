@@ -247,6 +247,8 @@ public final class Row {
 
     /// Breaks the reference cycles of the decoding caches.
     func forgetDecoders() {
+        // The unadapted row (`unadapted`) may keep decoders of its own.
+        if case .adapted(let base, _) = storage { base.forgetDecoders() }
         guard let optionalExtras else { return }
         optionalExtras.decoderCaches = []
         optionalExtras.lastDecoderCache = nil
@@ -349,6 +351,13 @@ public final class Row {
             return copy
         }
     }
+
+    /// Whether a row that reads a live statement keeps the decoders of its records
+    /// (``Extras/decoderCaches``). The cursor's row, its base and its scopes do: the cursor
+    /// makes them forget their decoders, which refer to them, when it goes. A row made on
+    /// demand from a live row (``unscoped``) does not: nothing would break the cycle.
+    /// (Used on the connection's queue, by accesses that span no call.)
+    @exclusivity(unchecked) var keepsDecoders = true
 
     /// Whether the values of a row made of values were copied from a fetched row.
     @exclusivity(unchecked) var isCopyOfFetchedRow = false

@@ -31,7 +31,7 @@ extension FetchableRecord where Self: Decodable {
             return
         }
         let decoder: any Decoder = RowDecoder<Self>(row: row)
-        if row.readsLiveStatement {
+        if row.readsLiveStatement && row.keepsDecoders {
             row.decoderCaches.append(Row.DecoderCache(recordType: recordType, decoder: decoder))
         }
         try self.init(from: decoder)

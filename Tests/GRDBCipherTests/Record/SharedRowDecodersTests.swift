@@ -80,6 +80,37 @@ struct SharedRowDecodersTests {
         }
     }
 
+    /// The rows a record reads from a cursor's live row (its unadapted row, a row without its
+    /// scopes) are not kept by the decoders of their records once the cursor is gone.
+    @Test func liveRowsAreNotKeptByTheirDecoders() throws {
+        final class WeakRows: @unchecked Sendable {
+            weak var unadapted: Row?
+            weak var unscoped: Row?
+        }
+        let test = try makeDatabase()
+        let weakRows = WeakRows()
+        try test.dbQueue.read { db in
+            let adapter = ScopeAdapter(["s": SuffixRowAdapter(fromIndex: 1)])
+            let cursor = try Row.fetchCursor(db, sql: "SELECT 1 AS id, 2 AS other", adapter: adapter)
+            var ids: [Int] = []
+            while let row = try cursor.next() {
+                let unadapted = row.unadapted
+                let unscoped = row.unscoped
+                ids.append(try Identified(row: unadapted).id)
+                ids.append(try Identified(row: unscoped).id)
+                weakRows.unadapted = unadapted
+                weakRows.unscoped = unscoped
+            }
+            #expect(ids == [1, 1])
+        }
+        #expect(weakRows.unadapted == nil)
+        #expect(weakRows.unscoped == nil)
+    }
+
+    struct Identified: Decodable, FetchableRecord {
+        var id: Int
+    }
+
     @Test func rowsAreNotKeptByTheirDecoders() throws {
         let test = try makeDatabase()
         weak var weakRow: Row?
