@@ -269,8 +269,7 @@ public final class Database {
         // (The identity is bound only when the thread's list of accesses, cheaper to read than
         // the queue's specifics, does not answer: binding it first retained it at each check.)
         if accessQueueIdentity == nil || CurrentAccesses.contains(self) { return true }
-        guard let identity = accessQueueIdentity else { return true }
-        return identity.isCurrent(QueueIdentity.connectionKey)
+        return accessQueueIdentity?.isCurrent(QueueIdentity.connectionKey) ?? true
     }
 
     /// Using a connection outside of its access closure is a programmer error.

@@ -28,17 +28,8 @@ extension EncodableRecord where Self: Encodable {
 /// An encoder holds no value between two records: the container it encodes into is the
 /// caller's, lent for the encoding.
 enum RecordEncoders {
-    /// Per-thread storage: a `Box`, retained by the thread, released when the thread exits.
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let code = pthread_key_create(&key) { pointer in
-            guard let pointer else { return }
-            // Unsafe: at thread exit, balances the retain of the thread's box (`box` below).
-            Unmanaged<Box>.fromOpaque(pointer).release()
-        }
-        precondition(code == 0, "pthread_key_create failed: \(code)")
-        return key
-    }()
+    /// The thread's `Box`.
+    private static let slot = ThreadSlot<Box>()
 
     /// The encoders a thread keeps: a few record types, the first ones it encoded.
     private static let capacity = 8
@@ -54,19 +45,7 @@ enum RecordEncoders {
     }
 
     private static var box: Box {
-        if let pointer = pthread_getspecific(key) {
-            // Unsafe: the thread's slot retains its box until the thread exits.
-            return Unmanaged<Box>.fromOpaque(pointer).takeUnretainedValue()
-        }
-        let box = Box()
-        // Unsafe: the thread's slot retains the box, released by the key's destructor.
-        let retained = Unmanaged.passRetained(box)
-        if pthread_setspecific(key, retained.toOpaque()) != 0 {
-            // No slot: this box serves this encoding only.
-            // Unsafe: balances the retain above, which no slot holds.
-            retained.release()
-        }
-        return box
+        slot.object(orMake: Box.init)
     }
 
     /// Encodes into `container` with an encoder of `Record` that no other encoding uses: the

@@ -369,7 +369,7 @@ public struct PersistenceContainer {
     @inlinable @inline(__always)
     mutating func set(_ value: consuming DatabaseValue, for column: String) {
         if isKnownUniquelyReferenced(&storage) && storage.hasRoomForNextTemplateColumn(column) {
-            storage.appendNextTemplateValue(value)
+            storage.append(value)
             return
         }
         setColumn(value, for: column)
@@ -561,18 +561,8 @@ final class PersistenceContainerStorage: ManagedBuffer<PersistenceContainerHeade
         }
     }
 
-    /// Appends a value (``hasRoomForNextTemplateColumn(_:)`` said yes).
-    @inlinable @inline(__always)
-    func appendNextTemplateValue(_ value: consuming DatabaseValue) {
-        // The value is moved into place (see ``append(_:)``).
-        // Unsafe: the pointers are used while `self` (the caller's storage) is alive.
-        let (header, values) = withUnsafeMutablePointers { ($0, $1) }
-        (values + header.pointee.count).initialize(to: value)
-        header.pointee.count &+= 1
-    }
-
     /// Appends a value; there must be room for it.
-    @inline(__always)
+    @inlinable @inline(__always)
     func append(_ value: consuming DatabaseValue) {
         // The value is moved into place: captured by the closure of
         // `withUnsafeMutablePointers`, it would be copied, and the caller's copy destroyed.

@@ -622,18 +622,10 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
             let ordinal = lookupOrdinal
             if ordinal < keyBitsMemos.count {
                 let memo = keyBitsMemos[ordinal]
-                if memo.index >= 0, memo.bits == keyBits(key) {
-                    if let sqliteStatement = liveStatement {
-                        if let value = Row.liveValue(T.self, sqliteStatement, liveColumn(memo.index)) {
-                            lookupOrdinal = ordinal + 1
-                            lastLookupOrdinal = ordinal
-                            return value
-                        }
-                    } else if let blockValues, let value = T.fromDatabaseValue(blockValues[memo.index]) {
-                        lookupOrdinal = ordinal + 1
-                        lastLookupOrdinal = ordinal
-                        return value
-                    }
+                if memo.index >= 0, memo.bits == keyBits(key), let value = directValue(T.self, at: memo.index) {
+                    lookupOrdinal = ordinal + 1
+                    lastLookupOrdinal = ordinal
+                    return value
                 }
             }
         }
@@ -643,6 +635,15 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
             return value
         }
         return try decodeValue(type, at: index)
+    }
+
+    /// The non-NULL value at `index`, read straight from the live statement or from the block
+    /// of copied rows; nil otherwise (the slow path decodes, or throws).
+    @inline(__always)
+    private func directValue<T: DatabaseValueConvertible & StatementColumnConvertible>(_ type: T.Type, at index: Int) -> T? {
+        if let sqliteStatement = liveStatement { return Row.liveValue(T.self, sqliteStatement, liveColumn(index)) }
+        if let blockValues { return T.fromDatabaseValue(blockValues[index]) }
+        return nil
     }
 
     /// The statement's column of the row's column `index`, for a live row.

@@ -135,11 +135,9 @@ func makeInsertionSuccess(
 {
     if let rowIDIndex {
         container.replaceValue(at: rowIDIndex, with: DatabaseValue(storage: .int64(rowID)))
-    } else if let columnsWithRowID, let rowIDColumn {
-        // (A cached statement's `columnsWithRowID` exists only for a rowid column to add: no
-        // comparison of its name with "rowid" at each insertion.)
-        container.appendNewColumn(rowIDColumn, DatabaseValue(storage: .int64(rowID)), columnsAfter: columnsWithRowID)
-    } else if let rowIDColumn, rowIDColumn != "rowid" {
+    } else if let rowIDColumn, columnsWithRowID != nil || rowIDColumn != "rowid" {
+        // (A cached statement's `columnsWithRowID` exists only for a rowid column to add: it
+        // spares the comparison of the column's name with "rowid" at each insertion.)
         container.appendNewColumn(rowIDColumn, DatabaseValue(storage: .int64(rowID)), columnsAfter: columnsWithRowID)
     }
     return InsertionSuccess(rowID: rowID, rowIDColumn: rowIDColumn, persistenceContainer: container)
