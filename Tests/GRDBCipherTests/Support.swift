@@ -128,3 +128,30 @@ func expectDatabaseError(
         return nil
     }
 }
+
+/// Why `onNewThread` gave up.
+struct ThreadTimeout: Error, CustomStringConvertible {
+    var seconds: Double
+    var description: String { "the thread did not finish within \(seconds) s" }
+}
+
+/// Runs `body` on a new thread, and returns its result. With `timeLimit`, throws `ThreadTimeout`
+/// when the thread has not finished by then (the thread is left running): a test that could
+/// hang fails instead. The limit counts from the thread's start, unlike Swift Testing's
+/// `.timeLimit`, which also counts the time the test waits for a thread of the shared pool
+/// while the rest of the suite runs.
+func onNewThread<T: Sendable>(timeLimit: Double? = nil, _ body: @escaping @Sendable () throws -> T) throws -> T {
+    let result = LockedValue<Result<T, any Error>?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+        result.write(Result { try body() })
+        done.signal()
+    }
+    thread.start()
+    if let timeLimit {
+        guard done.wait(timeout: .now() + timeLimit) == .success else { throw ThreadTimeout(seconds: timeLimit) }
+    } else {
+        done.wait()
+    }
+    return try result.read()!.get()
+}

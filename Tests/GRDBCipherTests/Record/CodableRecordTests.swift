@@ -568,19 +568,6 @@ struct CodableRecordTests {
     }
 }
 
-/// Runs `body` on a new thread, and returns its result.
-func onNewThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) throws -> T {
-    let result = LockedValue<Result<T, any Error>?>(nil)
-    let done = DispatchSemaphore(value: 0)
-    let thread = Thread {
-        result.write(Result { try body() })
-        done.signal()
-    }
-    thread.start()
-    done.wait()
-    return try result.read()!.get()
-}
-
 /// Encodes a keyed container, or asks for an unkeyed one (which fails the encoding).
 struct Sometimes: Encodable, EncodableRecord {
     var unkeyed: Bool
