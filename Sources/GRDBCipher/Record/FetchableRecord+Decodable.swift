@@ -90,6 +90,9 @@ final class RowDecoder<Record: FetchableRecord>: Decoder {
     /// The cache of `containerCaches` returned last, and its key type: records of one type
     /// ask for the same key type, record after record.
     @exclusivity(unchecked) private var lastContainerCache: AnyDecodingContainerCache?
+    /// The slots of the kept containers, given back when the decoder ends.
+    // Unsafe: slots are never freed (see `KeptContainerSlot`).
+    @exclusivity(unchecked) private var keptSlots: [Unmanaged<KeptContainerSlot>] = []
     var userInfo: [CodingUserInfoKey: Any] { Record.databaseDecodingUserInfo }
     var row: Row { rowReference.row }
 
@@ -108,24 +111,40 @@ final class RowDecoder<Record: FetchableRecord>: Decoder {
         sharesColumns = true
     }
 
+    deinit {
+        // Before the containers are released: a container kept by `init(from:)` beyond its
+        // decoder then fails instead of reading freed memory.
+        for slot in keptSlots { KeptContainerSlot.giveBack(slot) }
+    }
+
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard keepsContainers else {
-            return KeyedDecodingContainer(RowKeyedDecodingContainer<Key, Record>(row: row, codingPath: codingPath))
-        }
         // The container made for the first record serves the next ones (making one per
-        // record costs an allocation and generic metadata lookups).
-        let keyType = ObjectIdentifier(Key.self)
-        if let cache = lastContainerCache, cache.keyType == keyType {
+        // record costs an allocation and generic metadata lookups). Records of one type ask
+        // for the same key type, record after record.
+        if let cache = lastContainerCache, cache.keyType == ObjectIdentifier(Key.self) {
             cache.rowContainer.willDecodeRecord()
             return unsafeDowncast(cache, to: DecodingContainerCache<Key>.self).container
         }
+        return try otherContainer(keyedBy: type)
+    }
+
+    /// The other paths of `container(keyedBy:)`, apart: with them, the function made a
+    /// temporary of the container's generic type, and looked up its metadata for each record.
+    @inline(never)
+    private func otherContainer<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard keepsContainers else {
+            return KeyedDecodingContainer(RowKeyedDecodingContainer<Key, Record>(row: row, codingPath: codingPath))
+        }
+        let keyType = ObjectIdentifier(Key.self)
         for cache in containerCaches where cache.keyType == keyType {
             lastContainerCache = cache
             cache.rowContainer.willDecodeRecord()
             return unsafeDowncast(cache, to: DecodingContainerCache<Key>.self).container
         }
         let rowContainer = RowKeyedDecodingContainer<Key, Record>(rowReference: rowReference, sharesColumns: sharesColumns)
-        let container = KeyedDecodingContainer(rowContainer)
+        let (slot, generation) = KeptContainerSlot.take(for: rowContainer)
+        let container = KeyedDecodingContainer(KeptRowKeyedDecodingContainer<Key, Record>(slot: slot, generation: generation))
+        keptSlots.append(slot)
         let cache = DecodingContainerCache(container, rowContainer: rowContainer, keyType: keyType)
         containerCaches.append(cache)
         lastContainerCache = cache
@@ -1037,4 +1056,137 @@ struct PrefetchedRowsContainer<Record: FetchableRecord>: UnkeyedDecodingContaine
         currentIndex += 1
         return RowDecoder<Record>(row: row, codingPath: codingPath)
     }
+}
+
+/// The slot a kept keyed container is reached through, from the `KeyedDecodingContainer` that
+/// `init(from:)` gets (`KeptRowKeyedDecodingContainer`). The standard library's container box
+/// copies its container at each call: a container holding a class reference cost a retain and
+/// a release per decoded value (about 40 instructions, and two atomic operations). A container
+/// that holds this slot's address is copied as plain bits.
+///
+/// Slots are never freed: a decoder gives its slots back when it ends, bumping their
+/// generation, and a container kept beyond its decoder by `init(from:)` finds its generation
+/// gone, and fails, instead of reading freed memory. Free slots are reused: their number is the
+/// most kept containers alive at once.
+final class KeptContainerSlot {
+    /// Changes when the slot is given back.
+    /// (Read and written on the thread that decodes, by accesses that span no call.)
+    @exclusivity(unchecked) private(set) var generation: UInt = 0
+    /// The container, kept alive by its decoder until the slot is given back (a slot given
+    /// back keeps the address, never read again: its handles find another generation).
+    // Unsafe: not owning; the decoder owns the container, and gives the slot back first.
+    @exclusivity(unchecked) private(set) var container: Unmanaged<AnyObject>
+
+    /// The free slots.
+    // Unsafe: slots are never freed.
+    private static let free = LockedValue<[Unmanaged<KeptContainerSlot>]>([])
+
+    private init(container: AnyObject) {
+        // Unsafe: see `container`.
+        self.container = Unmanaged.passUnretained(container)
+    }
+
+    /// A slot for `container`, and the generation its handles must find.
+    // Unsafe: the slot returned is never freed.
+    static func take(for container: AnyObject) -> (slot: Unmanaged<KeptContainerSlot>, generation: UInt) {
+        // Unsafe: the slots of the free list are never freed.
+        if let slot = free.update({ $0.popLast() }) {
+            // Unsafe: slots are never freed; the decoder keeps `container` alive until `giveBack`.
+            return slot._withUnsafeGuaranteedRef { object in
+                object.container = Unmanaged.passUnretained(container)
+                return (slot, object.generation)
+            }
+        }
+        // Unsafe: a new slot is retained for ever (slots are never freed, see above).
+        return (Unmanaged.passRetained(KeptContainerSlot(container: container)), 0)
+    }
+
+    /// Ends the handles of the slot's current generation, and frees the slot for reuse.
+    // Unsafe: a slot from `take`, never freed.
+    static func giveBack(_ slot: Unmanaged<KeptContainerSlot>) {
+        // Unsafe: slots are never freed.
+        slot._withUnsafeGuaranteedRef { $0.generation &+= 1 }
+        free.update { $0.append(slot) }
+    }
+}
+
+/// The keyed container of a kept `RowKeyedDecodingContainer`, handed to `init(from:)`: the
+/// address of its slot and the slot's generation (see `KeptContainerSlot`). Each member reads
+/// the container without a retain: its decoder keeps it alive while the generation lasts.
+struct KeptRowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: KeyedDecodingContainerProtocol {
+    typealias Container = RowKeyedDecodingContainer<Key, Record>
+    // Unsafe: a slot from `KeptContainerSlot.take`, never freed.
+    private let slot: Unmanaged<KeptContainerSlot>
+    private let generation: UInt
+
+    // Unsafe: a slot from `KeptContainerSlot.take`, never freed.
+    init(slot: Unmanaged<KeptContainerSlot>, generation: UInt) {
+        self.slot = slot
+        self.generation = generation
+    }
+
+    /// `body`'s result with the container; throws when the container's decoder has ended.
+    @inline(__always)
+    private func with<T>(_ body: (Container) throws -> T) throws -> T {
+        // Unsafe: slots are never freed; the generation check tells that the decoder, which
+        // keeps the container alive, has not ended.
+        try slot._withUnsafeGuaranteedRef { object in
+            guard object.generation == generation else {
+                throw RowDecodingError(description: "\(Record.self): a keyed decoding container was used after the decoding of its record ended")
+            }
+            // Unsafe: the slot holds a `Container` (see `RowDecoder.container(keyedBy:)`).
+            return try Unmanaged<Container>.fromOpaque(object.container.toOpaque())._withUnsafeGuaranteedRef(body)
+        }
+    }
+
+    /// For the members that can not throw: a container used after its decoder ended traps.
+    @inline(__always)
+    private func withLive<T>(_ body: (Container) -> T) -> T {
+        do {
+            return try with(body)
+        } catch {
+            preconditionFailure("\(error)")
+        }
+    }
+
+    var codingPath: [any CodingKey] { withLive { $0.codingPath } }
+    var allKeys: [Key] { withLive { $0.allKeys } }
+    func contains(_ key: Key) -> Bool { withLive { $0.contains(key) } }
+    func decodeNil(forKey key: Key) throws -> Bool { try with { try $0.decodeNil(forKey: key) } }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try with { try $0.decode(type, forKey: key) } }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try with { try $0.decode(type, forKey: key) } }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try with { try $0.decode(type, forKey: key) } }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try with { try $0.decode(type, forKey: key) } }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try with { try $0.decode(type, forKey: key) } }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try with { try $0.decode(type, forKey: key) } }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try with { try $0.decode(type, forKey: key) } }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try with { try $0.decode(type, forKey: key) } }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try with { try $0.decode(type, forKey: key) } }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try with { try $0.decode(type, forKey: key) } }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try with { try $0.decode(type, forKey: key) } }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try with { try $0.decode(type, forKey: key) } }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try with { try $0.decode(type, forKey: key) } }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try with { try $0.decode(type, forKey: key) } }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try with { try $0.decode(type, forKey: key) } }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try with { try $0.decodeIfPresent(type, forKey: key) } }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try with { try $0.decodeIfPresent(type, forKey: key) } }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try with { try $0.decodeIfPresent(type, forKey: key) } }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try with { try $0.decodeIfPresent(type, forKey: key) } }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try with { try $0.decodeIfPresent(type, forKey: key) } }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try with { try $0.decodeIfPresent(type, forKey: key) } }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try with { try $0.decodeIfPresent(type, forKey: key) } }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try with { try $0.decodeIfPresent(type, forKey: key) } }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try with { try $0.decodeIfPresent(type, forKey: key) } }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try with { try $0.decodeIfPresent(type, forKey: key) } }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try with { try $0.decodeIfPresent(type, forKey: key) } }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try with { try $0.decodeIfPresent(type, forKey: key) } }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try with { try $0.decodeIfPresent(type, forKey: key) } }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try with { try $0.decodeIfPresent(type, forKey: key) } }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? { try with { try $0.decodeIfPresent(type, forKey: key) } }
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        try with { try $0.nestedContainer(keyedBy: type, forKey: key) }
+    }
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer { try with { try $0.nestedUnkeyedContainer(forKey: key) } }
+    func superDecoder() throws -> any Decoder { try with { try $0.superDecoder() } }
+    func superDecoder(forKey key: Key) throws -> any Decoder { try with { try $0.superDecoder(forKey: key) } }
 }

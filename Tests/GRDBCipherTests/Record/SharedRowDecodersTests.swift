@@ -107,6 +107,52 @@ struct SharedRowDecodersTests {
         #expect(weakRows.unscoped == nil)
     }
 
+    /// A record that keeps its keyed container beyond its decoding (legal, if odd).
+    struct Escaping: Decodable, FetchableRecord {
+        nonisolated(unsafe) static var escaped: KeyedDecodingContainer<CodingKeys>?
+        enum CodingKeys: String, CodingKey { case id }
+        var id: Int
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            Self.escaped = container
+            id = try container.decode(Int.self, forKey: .id)
+        }
+    }
+
+    /// The containers kept from one record to the next are reached without a retain: one
+    /// kept beyond its decoder throws (or, for the members that can not throw, traps) instead
+    /// of reading freed memory.
+    @Test func keptContainersFailAfterTheirDecoder() throws {
+        let test = try makeDatabase()
+        let sql = "SELECT 1 AS id UNION ALL SELECT 2"
+        for fetch in ["cursor", "all", "one"] {
+            let ids = try test.dbQueue.read { db -> [Int] in
+                switch fetch {
+                case "cursor":
+                    var ids: [Int] = []
+                    let cursor = try Escaping.fetchCursor(db, sql: sql)
+                    while let record = try cursor.next() {
+                        // Within the decoding's life, the container reads the current row.
+                        #expect(try Escaping.escaped?.decode(Int.self, forKey: .id) == record.id)
+                        ids.append(record.id)
+                    }
+                    return ids
+                case "all":
+                    return try Escaping.fetchAll(db, sql: sql).map(\.id)
+                default:
+                    return try [#require(try Escaping.fetchOne(db, sql: sql)).id]
+                }
+            }
+            #expect(ids == (fetch == "one" ? [1] : [1, 2]))
+            let escaped = try #require(Escaping.escaped)
+            let error = #expect(throws: RowDecodingError.self, "\(fetch)") {
+                try escaped.decode(Int.self, forKey: .id)
+            }
+            #expect(error.map(String.init(describing:))?.contains("used after the decoding of its record ended") == true)
+            Escaping.escaped = nil
+        }
+    }
+
     struct Identified: Decodable, FetchableRecord {
         var id: Int
     }
