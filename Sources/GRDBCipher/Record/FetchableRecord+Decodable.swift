@@ -633,7 +633,7 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     // Database values read straight from SQLite.
 
     @inline(__always)
-    private func fastDecode<T: DatabaseValueConvertible & StatementColumnConvertible>(_ type: T.Type, forKey key: Key) throws -> T {
+    fileprivate func fastDecode<T: DatabaseValueConvertible & StatementColumnConvertible>(_ type: T.Type, forKey key: Key) throws -> T {
         // The key found where it was found for the previous record (its bits compared, not
         // its string), and its value read straight from the live statement, or from the
         // block of copied rows, without a call.
@@ -673,7 +673,7 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     }
 
     @inline(__always)
-    private func fastDecodeIfPresent<T: DatabaseValueConvertible & StatementColumnConvertible>(_ type: T.Type, forKey key: Key) throws -> T? {
+    fileprivate func fastDecodeIfPresent<T: DatabaseValueConvertible & StatementColumnConvertible>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let index = index(of: key) else { return nil }
         if let sqliteStatement = liveStatement {
             let column = liveColumn(index)
@@ -1113,6 +1113,8 @@ final class KeptContainerSlot {
 /// The keyed container of a kept `RowKeyedDecodingContainer`, handed to `init(from:)`: the
 /// address of its slot and the slot's generation (see `KeptContainerSlot`). Each member reads
 /// the container without a retain: its decoder keeps it alive while the generation lasts.
+/// The members are inlined into their witnesses, and the values of the standard library's
+/// types are read by the container's inlined `fastDecode` (one call per value, not three).
 struct KeptRowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: KeyedDecodingContainerProtocol {
     typealias Container = RowKeyedDecodingContainer<Key, Record>
     // Unsafe: a slot from `KeptContainerSlot.take`, never freed.
@@ -1152,36 +1154,36 @@ struct KeptRowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: K
     var codingPath: [any CodingKey] { withLive { $0.codingPath } }
     var allKeys: [Key] { withLive { $0.allKeys } }
     func contains(_ key: Key) -> Bool { withLive { $0.contains(key) } }
-    func decodeNil(forKey key: Key) throws -> Bool { try with { try $0.decodeNil(forKey: key) } }
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try with { try $0.decode(type, forKey: key) } }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try with { try $0.decode(type, forKey: key) } }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try with { try $0.decode(type, forKey: key) } }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try with { try $0.decode(type, forKey: key) } }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try with { try $0.decode(type, forKey: key) } }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try with { try $0.decode(type, forKey: key) } }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try with { try $0.decode(type, forKey: key) } }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try with { try $0.decode(type, forKey: key) } }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try with { try $0.decode(type, forKey: key) } }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try with { try $0.decode(type, forKey: key) } }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try with { try $0.decode(type, forKey: key) } }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try with { try $0.decode(type, forKey: key) } }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try with { try $0.decode(type, forKey: key) } }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try with { try $0.decode(type, forKey: key) } }
+    @inline(__always) func decodeNil(forKey key: Key) throws -> Bool { try with { try $0.decodeNil(forKey: key) } }
+    @inline(__always) func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try with { try $0.fastDecode(type, forKey: key) } }
+    @inline(__always) func decode(_ type: String.Type, forKey key: Key) throws -> String { try with { try $0.fastDecode(type, forKey: key) } }
+    @inline(__always) func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try with { try $0.fastDecode(type, forKey: key) } }
+    @inline(__always) func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try with { try $0.fastDecode(type, forKey: key) } }
+    @inline(__always) func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try with { try $0.fastDecode(type, forKey: key) } }
+    @inline(__always) func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try with { try $0.fastDecode(type, forKey: key) } }
+    @inline(__always) func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try with { try $0.fastDecode(type, forKey: key) } }
+    @inline(__always) func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try with { try $0.fastDecode(type, forKey: key) } }
+    @inline(__always) func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try with { try $0.fastDecode(type, forKey: key) } }
+    @inline(__always) func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try with { try $0.fastDecode(type, forKey: key) } }
+    @inline(__always) func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try with { try $0.fastDecode(type, forKey: key) } }
+    @inline(__always) func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try with { try $0.fastDecode(type, forKey: key) } }
+    @inline(__always) func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try with { try $0.fastDecode(type, forKey: key) } }
+    @inline(__always) func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try with { try $0.fastDecode(type, forKey: key) } }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try with { try $0.decode(type, forKey: key) } }
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try with { try $0.decodeIfPresent(type, forKey: key) } }
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try with { try $0.decodeIfPresent(type, forKey: key) } }
-    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try with { try $0.decodeIfPresent(type, forKey: key) } }
-    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try with { try $0.decodeIfPresent(type, forKey: key) } }
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try with { try $0.decodeIfPresent(type, forKey: key) } }
-    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try with { try $0.decodeIfPresent(type, forKey: key) } }
-    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try with { try $0.decodeIfPresent(type, forKey: key) } }
-    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try with { try $0.decodeIfPresent(type, forKey: key) } }
-    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try with { try $0.decodeIfPresent(type, forKey: key) } }
-    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try with { try $0.decodeIfPresent(type, forKey: key) } }
-    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try with { try $0.decodeIfPresent(type, forKey: key) } }
-    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try with { try $0.decodeIfPresent(type, forKey: key) } }
-    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try with { try $0.decodeIfPresent(type, forKey: key) } }
-    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try with { try $0.decodeIfPresent(type, forKey: key) } }
+    @inline(__always) func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try with { try $0.fastDecodeIfPresent(type, forKey: key) } }
+    @inline(__always) func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try with { try $0.fastDecodeIfPresent(type, forKey: key) } }
+    @inline(__always) func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try with { try $0.fastDecodeIfPresent(type, forKey: key) } }
+    @inline(__always) func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try with { try $0.fastDecodeIfPresent(type, forKey: key) } }
+    @inline(__always) func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try with { try $0.fastDecodeIfPresent(type, forKey: key) } }
+    @inline(__always) func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try with { try $0.fastDecodeIfPresent(type, forKey: key) } }
+    @inline(__always) func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try with { try $0.fastDecodeIfPresent(type, forKey: key) } }
+    @inline(__always) func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try with { try $0.fastDecodeIfPresent(type, forKey: key) } }
+    @inline(__always) func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try with { try $0.fastDecodeIfPresent(type, forKey: key) } }
+    @inline(__always) func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try with { try $0.fastDecodeIfPresent(type, forKey: key) } }
+    @inline(__always) func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try with { try $0.fastDecodeIfPresent(type, forKey: key) } }
+    @inline(__always) func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try with { try $0.fastDecodeIfPresent(type, forKey: key) } }
+    @inline(__always) func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try with { try $0.fastDecodeIfPresent(type, forKey: key) } }
+    @inline(__always) func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try with { try $0.fastDecodeIfPresent(type, forKey: key) } }
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? { try with { try $0.decodeIfPresent(type, forKey: key) } }
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
         try with { try $0.nestedContainer(keyedBy: type, forKey: key) }
