@@ -30,8 +30,9 @@ extension FetchableRecord where Self: Decodable {
             try self.init(from: cache.decoder)
             return
         }
-        let decoder: any Decoder = RowDecoder<Self>(row: row)
-        if row.readsLiveStatement && row.keepsDecoders {
+        let keptByRow = row.readsLiveStatement && row.keepsDecoders
+        let decoder: any Decoder = RowDecoder<Self>(row: row, keptByRow: keptByRow)
+        if keptByRow {
             row.decoderCaches.append(Row.DecoderCache(recordType: recordType, decoder: decoder))
         }
         try self.init(from: decoder)
@@ -96,10 +97,19 @@ final class RowDecoder<Record: FetchableRecord>: Decoder {
     var userInfo: [CodingUserInfoKey: Any] { Record.databaseDecodingUserInfo }
     var row: Row { rowReference.row }
 
-    init(row: Row, codingPath: [any CodingKey] = []) {
+    /// Whether the containers it keeps are handed out through slots (see `KeptContainerSlot`):
+    /// only for a decoder that its row, or the rows of its fetch, keep from one record to the
+    /// next. A decoder made for one use (`superDecoder()`, `DatabaseRecordMacroSupport`) hands
+    /// out its container itself: the container, which may be used after the decoder is gone,
+    /// keeps it alive.
+    private let handsOutSlots: Bool
+
+    /// `keptByRow`: the row keeps the decoder for its next records (see `handsOutSlots`).
+    init(row: Row, codingPath: [any CodingKey] = [], keptByRow: Bool = false) {
         rowReference = RowReference(row)
         self.codingPath = codingPath
         keepsContainers = codingPath.isEmpty && row.readsLiveStatement
+        handsOutSlots = keptByRow && keepsContainers
         sharesColumns = false
     }
 
@@ -108,6 +118,7 @@ final class RowDecoder<Record: FetchableRecord>: Decoder {
         rowReference = sharedReference
         codingPath = []
         keepsContainers = true
+        handsOutSlots = true
         sharesColumns = true
     }
 
@@ -142,9 +153,14 @@ final class RowDecoder<Record: FetchableRecord>: Decoder {
             return unsafeDowncast(cache, to: DecodingContainerCache<Key>.self).container
         }
         let rowContainer = RowKeyedDecodingContainer<Key, Record>(rowReference: rowReference, sharesColumns: sharesColumns)
-        let (slot, generation) = KeptContainerSlot.take(for: rowContainer)
-        let container = KeyedDecodingContainer(KeptRowKeyedDecodingContainer<Key, Record>(slot: slot, generation: generation))
-        keptSlots.append(slot)
+        let container: KeyedDecodingContainer<Key>
+        if handsOutSlots {
+            let (slot, generation) = KeptContainerSlot.take(for: rowContainer)
+            container = KeyedDecodingContainer(KeptRowKeyedDecodingContainer<Key, Record>(slot: slot, generation: generation))
+            keptSlots.append(slot)
+        } else {
+            container = KeyedDecodingContainer(rowContainer)
+        }
         let cache = DecodingContainerCache(container, rowContainer: rowContainer, keyType: keyType)
         containerCaches.append(cache)
         lastContainerCache = cache

@@ -153,6 +153,44 @@ struct SharedRowDecodersTests {
         }
     }
 
+    /// Decodes through a container of a decoder made for one use (`superDecoder()`), gone
+    /// at the end of the statement: the container keeps working.
+    struct ThroughSuperDecoder: Decodable, FetchableRecord {
+        enum CodingKeys: String, CodingKey { case id }
+        var id: Int
+        init(from decoder: any Decoder) throws {
+            let other = try decoder.container(keyedBy: CodingKeys.self).superDecoder().container(keyedBy: CodingKeys.self)
+            id = try other.decode(Int.self, forKey: .id)
+        }
+    }
+
+    /// Only the decoders a row keeps hand out containers through slots: a decoder made for one
+    /// use hands out a container that outlives it. A slot given back and taken again by
+    /// another fetch does not revive the containers of its earlier generation.
+    @Test func containersOfDecodersMadeForOneUseOutliveThem() throws {
+        let test = try makeDatabase()
+        let sql = "SELECT 1 AS id UNION ALL SELECT 2"
+        try test.dbQueue.read { db in
+            #expect(try ThroughSuperDecoder.fetchAll(db, sql: sql).map(\.id) == [1, 2])
+            let cursor = try ThroughSuperDecoder.fetchCursor(db, sql: sql)
+            var ids: [Int] = []
+            while let record = try cursor.next() { ids.append(record.id) }
+            #expect(ids == [1, 2])
+
+            _ = try Escaping.fetchAll(db, sql: sql)
+            let escaped = try #require(Escaping.escaped)
+            // The escaped container's slot is free again: another fetch takes it.
+            var others: [Int] = []
+            let next = try Identified.fetchCursor(db, sql: "SELECT 7 AS id UNION ALL SELECT 8")
+            while let record = try next.next() {
+                others.append(record.id)
+                #expect(throws: RowDecodingError.self) { try escaped.decode(Int.self, forKey: .id) }
+            }
+            #expect(others == [7, 8])
+            Escaping.escaped = nil
+        }
+    }
+
     struct Identified: Decodable, FetchableRecord {
         var id: Int
     }
