@@ -191,6 +191,25 @@ struct SharedRowDecodersTests {
         }
     }
 
+    /// A slot given back changes generation, and is taken again (by this test, or by a test
+    /// running meanwhile) with its new generation and its new container.
+    @Test func slotsGivenBackChangeGeneration() {
+        let first = SlotTestObject(), second = SlotTestObject()
+        let (slot, generation) = KeptContainerSlot.take(for: first)
+        let pointsAtFirst = slot.takeUnretainedValue().container.toOpaque() == Unmanaged.passUnretained(first).toOpaque()
+        #expect(pointsAtFirst)
+        KeptContainerSlot.giveBack(slot)
+        let after = slot.takeUnretainedValue().generation
+        #expect(after != generation)
+        let (again, againGeneration) = KeptContainerSlot.take(for: second)
+        let pointsAtSecond = again.takeUnretainedValue().container.toOpaque() == Unmanaged.passUnretained(second).toOpaque()
+        #expect(pointsAtSecond)
+        let sameSlot = again.toOpaque() == slot.toOpaque()
+        #expect(!sameSlot || againGeneration == after)
+        KeptContainerSlot.giveBack(again)
+        #expect(again.takeUnretainedValue().generation != againGeneration)
+    }
+
     struct Identified: Decodable, FetchableRecord {
         var id: Int
     }
@@ -208,3 +227,6 @@ struct SharedRowDecodersTests {
         #expect(weakRow == nil)
     }
 }
+
+/// An object for a slot to point at.
+final class SlotTestObject {}
