@@ -133,13 +133,19 @@ public final class Row {
 
     /// The decoder the row keeps for the record type `recordType` (see
     /// ``Extras/decoderCaches``), or nil.
+    ///
+    /// The cache is returned unretained (a retain and a release per record): the row keeps
+    /// it; read its decoder before anything else runs.
+    // Unsafe: returns the cache unretained; the row keeps it in `decoderCaches`.
     @inline(__always)
-    func cachedDecoder(for recordType: ObjectIdentifier) -> DecoderCache? {
+    func cachedDecoder(for recordType: ObjectIdentifier) -> Unmanaged<DecoderCache>? {
         guard let extras = optionalExtras else { return nil }
-        if let last = extras.lastDecoderCache, last.recordType == recordType { return last }
+        // Unsafe: the row keeps the cache in `decoderCaches` (see the method's comment).
+        if let last = extras.lastDecoderCache, last.recordType == recordType { return .passUnretained(last) }
         for cache in extras.decoderCaches where cache.recordType == recordType {
             extras.lastDecoderCache = cache
-            return cache
+            // Unsafe: as above.
+            return .passUnretained(cache)
         }
         return nil
     }
@@ -147,8 +153,10 @@ public final class Row {
     /// A decoder a live row keeps (see ``Extras/decoderCaches``).
     final class DecoderCache {
         let recordType: ObjectIdentifier
-        let decoder: any Decoder
-        init(recordType: ObjectIdentifier, decoder: any Decoder) {
+        /// (A class existential: its copy for each record's `init(from:)` is a retain, not a
+        /// call to a value witness.)
+        let decoder: any Decoder & AnyObject
+        init(recordType: ObjectIdentifier, decoder: any Decoder & AnyObject) {
             self.recordType = recordType
             self.decoder = decoder
         }

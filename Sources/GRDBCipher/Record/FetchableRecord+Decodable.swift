@@ -27,11 +27,13 @@ extension FetchableRecord where Self: Decodable {
         // A cursor decodes every record from the same live row: its decoder is made once.
         let recordType = ObjectIdentifier(Self.self)
         if let cache = row.cachedDecoder(for: recordType) {
-            try self.init(from: cache.decoder)
+            // Unsafe: the row, alive for this call, keeps its cache; `init(from:)` gets its
+            // own reference to the decoder.
+            try self.init(from: cache._withUnsafeGuaranteedRef { $0.decoder })
             return
         }
         let keptByRow = row.readsLiveStatement && row.keepsDecoders
-        let decoder: any Decoder = RowDecoder<Self>(row: row, keptByRow: keptByRow)
+        let decoder: any Decoder & AnyObject = RowDecoder<Self>(row: row, keptByRow: keptByRow)
         if keptByRow {
             row.decoderCaches.append(Row.DecoderCache(recordType: recordType, decoder: decoder))
         }
@@ -90,7 +92,9 @@ final class RowDecoder<Record: FetchableRecord>: Decoder {
     @exclusivity(unchecked) private var containerCaches: [AnyDecodingContainerCache] = []
     /// The cache of `containerCaches` returned last, and its key type: records of one type
     /// ask for the same key type, record after record.
-    @exclusivity(unchecked) private var lastContainerCache: AnyDecodingContainerCache?
+    // Unsafe: unretained (a retain and a release per record); `containerCaches`, which only
+    // grows, keeps it alive as long as the decoder.
+    @exclusivity(unchecked) private var lastContainerCache: Unmanaged<AnyDecodingContainerCache>?
     /// The slots of the kept containers, given back when the decoder ends.
     // Unsafe: slots are never freed (see `KeptContainerSlot`).
     @exclusivity(unchecked) private var keptSlots: [Unmanaged<KeptContainerSlot>] = []
@@ -132,9 +136,12 @@ final class RowDecoder<Record: FetchableRecord>: Decoder {
         // The container made for the first record serves the next ones (making one per
         // record costs an allocation and generic metadata lookups). Records of one type ask
         // for the same key type, record after record.
-        if let cache = lastContainerCache, cache.keyType == ObjectIdentifier(Key.self) {
-            cache.rowContainer.willDecodeRecord()
-            return unsafeDowncast(cache, to: DecodingContainerCache<Key>.self).container
+        // Unsafe: the last cache is one of `containerCaches`, which the decoder keeps.
+        if let last = lastContainerCache, last._withUnsafeGuaranteedRef({ $0.keyType == ObjectIdentifier(Key.self) }) {
+            return last._withUnsafeGuaranteedRef { cache in
+                cache.rowContainer.willDecodeRecord()
+                return unsafeDowncast(cache, to: DecodingContainerCache<Key>.self).container
+            }
         }
         return try otherContainer(keyedBy: type)
     }
@@ -150,7 +157,8 @@ final class RowDecoder<Record: FetchableRecord>: Decoder {
         }
         let keyType = ObjectIdentifier(Key.self)
         for cache in containerCaches where cache.keyType == keyType {
-            lastContainerCache = cache
+            // Unsafe: `containerCaches` keeps the cache (see `lastContainerCache`).
+            lastContainerCache = Unmanaged.passUnretained(cache)
             cache.rowContainer.willDecodeRecord()
             return unsafeDowncast(cache, to: DecodingContainerCache<Key>.self).container
         }
@@ -165,7 +173,8 @@ final class RowDecoder<Record: FetchableRecord>: Decoder {
         }
         let cache = DecodingContainerCache(container, rowContainer: rowContainer, keyType: keyType)
         containerCaches.append(cache)
-        lastContainerCache = cache
+        // Unsafe: `containerCaches` keeps the cache (see `lastContainerCache`).
+        lastContainerCache = Unmanaged.passUnretained(cache)
         return container
     }
 
@@ -364,15 +373,16 @@ final class SharedRowDecoder {
 
     let recordType: ObjectIdentifier
     let rowReference: RowReference
-    /// A `RowDecoder<Record>` that reads `rowReference`.
-    let decoder: any Decoder
+    /// A `RowDecoder<Record>` that reads `rowReference`. (A class existential: its copy for
+    /// each record's `init(from:)` is a retain, not a call to a value witness.)
+    let decoder: any Decoder & AnyObject
     // Used on one thread at a time, by accesses that span no call.
     @exclusivity(unchecked) var isInUse = false
 
     /// ``noRow``, without the lazy initialization of a static at each record.
     private let noRow = SharedRowDecoder.noRow
 
-    init(recordType: ObjectIdentifier, rowReference: RowReference, decoder: any Decoder) {
+    init(recordType: ObjectIdentifier, rowReference: RowReference, decoder: any Decoder & AnyObject) {
         self.recordType = recordType
         self.rowReference = rowReference
         self.decoder = decoder
@@ -461,8 +471,9 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     /// The key of the one property decoded from the row's own columns in the current record,
     /// if any: as GRDB (REC-5), a second one is a missing key.
     @exclusivity(unchecked) private var ownColumnsKey: String?
-    /// The position of the last lookup, whose memo remembers the key's scope too.
-    @exclusivity(unchecked) private var lastLookupOrdinal = -1
+    /// The position of the last lookup, whose memo remembers the key's scope too (-1 before
+    /// the first lookup of a record).
+    private var lastLookupOrdinal: Int { lookupOrdinal - 1 }
     /// For each type decoded from a row (a scope, or the row itself): whether it is a
     /// `FetchableRecord`, and whether it is a database value.
     @exclusivity(unchecked) private var typeMemos: [DecodingTypeMemo] = []
@@ -510,8 +521,8 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
 
     func willDecodeRecord() {
         lookupOrdinal = 0
-        ownColumnsKey = nil
-        lastLookupOrdinal = -1
+        // (Usually nil already: no release to call.)
+        if ownColumnsKey != nil { ownColumnsKey = nil }
         if sharesColumns { blockValues = rowReference.blockValues }
     }
 
@@ -531,7 +542,6 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     private func rememberedIndex(_ key: Key) -> Int? {
         let ordinal = lookupOrdinal
         lookupOrdinal += 1
-        lastLookupOrdinal = ordinal
         guard keyBitCount > 0 else { return rememberedIndex(key, ordinal: ordinal) }
         let bits = keyBits(key)
         if ordinal < keyBitsMemos.count, keyBitsMemos[ordinal].bits == bits {
@@ -551,14 +561,13 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     /// The bits of a key of `keyBitCount` bytes (a plain value: equal bits, equal keys).
     @inline(__always)
     private func keyBits(_ key: Key) -> UInt64 {
-        switch keyBitCount {
         // Unsafe: keyBitCount is the size of Key, a plain value (`_isPOD`: no references to
-        // retain), so its bits read as an unsigned integer of the same size.
-        case 1: return UInt64(unsafeBitCast(key, to: UInt8.self))
-        case 2: return UInt64(unsafeBitCast(key, to: UInt16.self))
-        case 4: return UInt64(unsafeBitCast(key, to: UInt32.self))
-        default: return unsafeBitCast(key, to: UInt64.self)
-        }
+        // retain), so its bits read as an unsigned integer of the same size. One byte first:
+        // the enums of synthesized coding keys.
+        if keyBitCount == 1 { return UInt64(unsafeBitCast(key, to: UInt8.self)) }
+        if keyBitCount == 2 { return UInt64(unsafeBitCast(key, to: UInt16.self)) }
+        if keyBitCount == 4 { return UInt64(unsafeBitCast(key, to: UInt32.self)) }
+        return unsafeBitCast(key, to: UInt64.self)
     }
 
     /// The index of `key`, the lookup at `ordinal`, remembered by the key's string.
@@ -658,14 +667,21 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         if usesKeyBitsMemos {
             let ordinal = lookupOrdinal
             if ordinal < keyBitsMemos.count {
-                let memo = keyBitsMemos[ordinal]
+                // (`ordinal` counts up from 0, and is below the count: read without checks.)
+                let memo = keyBitsMemos.withUnsafeBufferPointer { $0[ordinal] }
                 if memo.index >= 0, memo.bits == keyBits(key), let value = directValue(T.self, at: memo.index) {
                     lookupOrdinal = ordinal + 1
-                    lastLookupOrdinal = ordinal
                     return value
                 }
             }
         }
+        return try slowDecode(type, forKey: key)
+    }
+
+    /// The path of `fastDecode` for a key not found where it was for the previous record:
+    /// out of line, so that the path of each value keeps fewer registers.
+    @inline(never)
+    private func slowDecode<T: DatabaseValueConvertible & StatementColumnConvertible>(_ type: T.Type, forKey key: Key) throws -> T {
         let index = try requiredIndex(of: key, type)
         if let sqliteStatement = liveStatement,
            let value = Row.liveValue(T.self, sqliteStatement, liveColumn(index)) {
@@ -686,8 +702,9 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     /// The statement's column of the row's column `index`, for a live row.
     @inline(__always)
     private func liveColumn(_ index: Int) -> CInt {
-        if liveBaseIndexes != nil { return CInt(liveBaseIndexes.unsafelyUnwrapped[index]) }
-        return CInt(index)
+        // (Column indexes come from SQLite's column count, a CInt.)
+        if liveBaseIndexes != nil { return CInt(truncatingIfNeeded: liveBaseIndexes.unsafelyUnwrapped[index]) }
+        return CInt(truncatingIfNeeded: index)
     }
 
     @inline(__always)
@@ -826,7 +843,6 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
               keyMemos[ordinal].key == key.stringValue
         else { return nil }
         lookupOrdinal = ordinal + 1
-        lastLookupOrdinal = ordinal
         return record
     }
 

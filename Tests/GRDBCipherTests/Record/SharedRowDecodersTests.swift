@@ -31,6 +31,32 @@ private struct Chained: Decodable, FetchableRecord {
     }
 }
 
+/// Asks its decoder for containers of two key types, in turn, at each record: the decoder
+/// keeps a container for each, and must find the right one after the other.
+private struct TwoKeyTypes: Decodable, FetchableRecord, Equatable {
+    var id: Int64
+    var name: String
+    var note: String?
+
+    enum IDKeys: String, CodingKey { case id }
+    enum TextKeys: String, CodingKey { case name, note }
+
+    init(id: Int64, name: String, note: String?) {
+        self.id = id
+        self.name = name
+        self.note = note
+    }
+
+    init(from decoder: any Decoder) throws {
+        id = try decoder.container(keyedBy: IDKeys.self).decode(Int64.self, forKey: .id)
+        let text = try decoder.container(keyedBy: TextKeys.self)
+        name = try text.decode(String.self, forKey: .name)
+        // The first key type again, after the second.
+        #expect(try decoder.container(keyedBy: IDKeys.self).decode(Int64.self, forKey: .id) == id)
+        note = try text.decodeIfPresent(String.self, forKey: .note)
+    }
+}
+
 @Suite("Decoders shared by the rows of a fetch")
 struct SharedRowDecodersTests {
     private func makeDatabase() throws -> TestDatabase {
@@ -42,6 +68,23 @@ struct SharedRowDecodersTests {
                 """)
         }
         return test
+    }
+
+    @Test func decodersFindTheContainerOfEachKeyType() throws {
+        let test = try makeDatabase()
+        let expected = [
+            TwoKeyTypes(id: 1, name: "a", note: nil), TwoKeyTypes(id: 2, name: "b", note: "x"),
+            TwoKeyTypes(id: 3, name: "c", note: nil),
+        ]
+        try test.dbQueue.read { db in
+            let sql = "SELECT * FROM item ORDER BY id"
+            // A cursor (one live row, its decoder kept by the row), fetchAll (copied rows,
+            // shared decoders), and a record decoded from a row on its own.
+            #expect(try Array(TwoKeyTypes.fetchCursor(db, sql: sql)) == expected)
+            #expect(try TwoKeyTypes.fetchAll(db, sql: sql) == expected)
+            let row = try #require(try Row.fetchOne(db, sql: sql + " DESC"))
+            #expect(try TwoKeyTypes(row: row) == TwoKeyTypes(id: 3, name: "c", note: nil))
+        }
     }
 
     @Test func eachRecordReadsItsRow() throws {
