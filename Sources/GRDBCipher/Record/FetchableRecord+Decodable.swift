@@ -840,10 +840,21 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         guard ordinal < keyMemos.count,
               let record = keyMemos[ordinal].record,
               record.type == ObjectIdentifier(T.self),
-              keyMemos[ordinal].key == key.stringValue
+              memo(at: ordinal, isForNext: key)
         else { return nil }
         lookupOrdinal = ordinal + 1
         return record
+    }
+
+    /// Whether the memo at `ordinal` (below the count of `keyMemos`) is the memo of `key`:
+    /// its bits compared when keys are plain values (`keyBitsMemos` grows with `keyMemos`,
+    /// and is updated with it), its string otherwise.
+    @inline(__always)
+    private func memo(at ordinal: Int, isForNext key: Key) -> Bool {
+        if keyBitCount > 0, ordinal < keyBitsMemos.count {
+            return keyBitsMemos.withUnsafeBufferPointer { $0[ordinal] }.bits == keyBits(key)
+        }
+        return keyMemos[ordinal].key == key.stringValue
     }
 
     /// Remembers that the last lookup, of `key`, decoded a `T` from `scope` (nil: from the
