@@ -135,7 +135,7 @@ public final class Row {
     /// ``Extras/decoderCaches``), or nil.
     ///
     /// The cache is returned unretained (a retain and a release per record): the row keeps
-    /// it; read its decoder before anything else runs.
+    /// it; read its decoder before anything else runs, and do not keep the result.
     // Unsafe: returns the cache unretained; the row keeps it in `decoderCaches`.
     @inline(__always)
     func cachedDecoder(for recordType: ObjectIdentifier) -> Unmanaged<DecoderCache>? {

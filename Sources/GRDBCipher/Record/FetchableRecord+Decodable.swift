@@ -88,7 +88,8 @@ final class RowDecoder<Record: FetchableRecord>: Decoder {
     /// Whether the decoder reads the copied rows of one fetch, one after the other.
     private let sharesColumns: Bool
     /// The keyed containers the decoder keeps, by key type (usually one).
-    /// (Used on one thread at a time, by accesses that span no call.)
+    /// (Used on one thread at a time, by accesses that span no call.) Never emptied:
+    /// `lastContainerCache` is unretained.
     @exclusivity(unchecked) private var containerCaches: [AnyDecodingContainerCache] = []
     /// The cache of `containerCaches` returned last, and its key type: records of one type
     /// ask for the same key type, record after record.

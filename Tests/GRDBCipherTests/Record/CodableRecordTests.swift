@@ -90,6 +90,47 @@ struct CodableRecordTests {
         }
     }
 
+    /// A live row remembers the scope of each nested record by the order of the lookups,
+    /// and tells the keys apart by their bits: two records of one type, asked for in another
+    /// order than for the previous row, still come from their own scopes.
+    @Test func liveRowsFindNestedRecordsAskedInAnotherOrder() throws {
+        struct Team: Decodable, FetchableRecord {
+            var id: Int64
+            var name: String
+        }
+        struct Match: Decodable, FetchableRecord {
+            enum CodingKeys: String, CodingKey { case kind, home, away }
+            var home: Team
+            var away: Team
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                if try container.decode(Int.self, forKey: .kind) == 0 {
+                    home = try container.decode(Team.self, forKey: .home)
+                    away = try container.decode(Team.self, forKey: .away)
+                } else {
+                    away = try container.decode(Team.self, forKey: .away)
+                    home = try container.decode(Team.self, forKey: .home)
+                }
+            }
+        }
+        let test = try TestDatabase()
+        let sql = """
+            SELECT 0 AS kind, 1 AS id, 'h1' AS name, 2 AS id, 'a1' AS name
+            UNION ALL SELECT 1, 3, 'h2', 4, 'a2'
+            UNION ALL SELECT 1, 5, 'h3', 6, 'a3'
+            UNION ALL SELECT 0, 7, 'h4', 8, 'a4'
+            """
+        let adapter = ScopeAdapter(["home": RangeRowAdapter(1..<3), "away": RangeRowAdapter(3..<5)])
+        try test.dbQueue.read { (db: Database) throws in
+            var decoded: [String] = []
+            let cursor = try Match.fetchCursor(db, sql: sql, adapter: adapter)
+            while let match = try cursor.next() {
+                decoded.append("\(match.home.id)\(match.home.name) \(match.away.id)\(match.away.name)")
+            }
+            #expect(decoded == ["1h1 2a1", "3h2 4a2", "5h3 6a3", "7h4 8a4"])
+        }
+    }
+
     // MARK: Coding paths (REC-1)
 
     /// A value stored in one column as text; remembers the coding path it was decoded with.
