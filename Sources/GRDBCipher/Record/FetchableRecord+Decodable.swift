@@ -534,10 +534,23 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         return row.index(forColumn: key.stringValue)
     }
 
-    /// Whether the memo at `ordinal` is the memo of `key`.
+    /// Whether the memo at `ordinal` is the memo of `key`: its bits compared when keys are
+    /// plain values (`keyBitsMemos` grows with `keyMemos`, and is updated with it), its
+    /// string otherwise.
     @inline(__always)
     private func memo(at ordinal: Int, isFor key: Key) -> Bool {
-        ordinal >= 0 && ordinal < keyMemos.count && keyMemos[ordinal].key == key.stringValue
+        guard ordinal >= 0 && ordinal < keyMemos.count else { return false }
+        if keyBitCount > 0, ordinal < keyBitsMemos.count {
+            return keyBitsMemo(at: ordinal).bits == keyBits(key)
+        }
+        return keyMemos[ordinal].key == key.stringValue
+    }
+
+    /// The memo of `keyBitsMemos` at `ordinal`, which the caller checked is below its count
+    /// (and ordinals count up from 0): read without checks.
+    @inline(__always)
+    private func keyBitsMemo(at ordinal: Int) -> (bits: UInt64, index: Int) {
+        keyBitsMemos.withUnsafeBufferPointer { $0[ordinal] }
     }
 
     private func rememberedIndex(_ key: Key) -> Int? {
@@ -668,8 +681,7 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         if usesKeyBitsMemos {
             let ordinal = lookupOrdinal
             if ordinal < keyBitsMemos.count {
-                // (`ordinal` counts up from 0, and is below the count: read without checks.)
-                let memo = keyBitsMemos.withUnsafeBufferPointer { $0[ordinal] }
+                let memo = keyBitsMemo(at: ordinal)
                 if memo.index >= 0, memo.bits == keyBits(key), let value = directValue(T.self, at: memo.index) {
                     lookupOrdinal = ordinal + 1
                     return value
@@ -841,21 +853,10 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
         guard ordinal < keyMemos.count,
               let record = keyMemos[ordinal].record,
               record.type == ObjectIdentifier(T.self),
-              memo(at: ordinal, isForNext: key)
+              memo(at: ordinal, isFor: key)
         else { return nil }
         lookupOrdinal = ordinal + 1
         return record
-    }
-
-    /// Whether the memo at `ordinal` (below the count of `keyMemos`) is the memo of `key`:
-    /// its bits compared when keys are plain values (`keyBitsMemos` grows with `keyMemos`,
-    /// and is updated with it), its string otherwise.
-    @inline(__always)
-    private func memo(at ordinal: Int, isForNext key: Key) -> Bool {
-        if keyBitCount > 0, ordinal < keyBitsMemos.count {
-            return keyBitsMemos.withUnsafeBufferPointer { $0[ordinal] }.bits == keyBits(key)
-        }
-        return keyMemos[ordinal].key == key.stringValue
     }
 
     /// Remembers that the last lookup, of `key`, decoded a `T` from `scope` (nil: from the
