@@ -14,7 +14,7 @@ extension EncodableRecord where Self: Encodable {
     /// ```
     public func encode(to container: inout PersistenceContainer) throws {
         try RecordEncoders.with(Self.self, into: &container) { encoder in
-            try encode(to: encoder)
+            try encode(to: encoder.existential)
         }
     }
 }
@@ -156,6 +156,12 @@ final class RecordEncoder<Record: EncodableRecord>: RecordEncoderBase, Encoder {
     @exclusivity(unchecked) private(set) var columnStrategy: DatabaseColumnEncodingStrategy
     /// Whether coding keys are the column names (no conversion per key).
     @exclusivity(unchecked) private var isDefaultStrategy: Bool
+    /// The encoder as the `any Encoder` that `encode(to:)` takes, made once. Made at each
+    /// record, the existential looked up the metadata of this generic class and its witness
+    /// table: about 430 instructions a record (W5b, docs/Performance.md).
+    // Unsafe: unowned(unsafe), since the encoder would otherwise keep itself alive; it is
+    // read only through the encoder (`existential`), which is alive while it is read.
+    private unowned(unsafe) var unretainedExistential: (any Encoder & AnyObject)?
 
     init() {
         container = .allocate(capacity: 1)
@@ -163,6 +169,12 @@ final class RecordEncoder<Record: EncodableRecord>: RecordEncoderBase, Encoder {
         columnStrategy = Record.databaseColumnEncodingStrategy
         if case .useDefaultKeys = columnStrategy { isDefaultStrategy = true } else { isDefaultStrategy = false }
         super.init(recordType: ObjectIdentifier(Record.self))
+        unretainedExistential = self
+    }
+
+    /// The encoder as `any Encoder`, for the record's `encode(to:)`: a retain, with no lookup.
+    var existential: any Encoder {
+        unretainedExistential.unsafelyUnwrapped
     }
 
     /// Reads the record type's column strategy again (a kept encoder serves many records).

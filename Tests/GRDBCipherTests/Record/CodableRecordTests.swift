@@ -607,6 +607,39 @@ struct CodableRecordTests {
         }
         #expect(failures.read() == 0)
     }
+
+    /// The library holds each encoder's `any Encoder` unretained (made once per encoder, not
+    /// at each record): a record that keeps the encoder it was given holds a strong reference,
+    /// and the encoder outlives its record and the library's use of it.
+    @Test func encodersKeptByTheirRecordsOutliveTheirRecords() throws {
+        let result = try onNewThread { () throws -> (String, Int, [String]) in
+            defer { KeepingEncoder.kept = nil }
+            let container = try PersistenceContainer(KeepingEncoder(depth: 0))
+            let kept = try #require(KeepingEncoder.kept)
+            return (container.columnNames.joined(separator: ","), (container["inner"] as? Int64).map(Int.init) ?? -1, kept.codingPath.map(\.stringValue))
+        }
+        #expect(result.0 == "depth,inner")
+        #expect(result.1 == 1)
+        #expect(result.2 == [])
+    }
+}
+
+/// A record that keeps the encoder its `encode(to:)` gets. The inner one is encoded while the
+/// outer one encodes: its encoder is not kept by the thread, and the library lets it go after
+/// the record.
+struct KeepingEncoder: Encodable, EncodableRecord {
+    nonisolated(unsafe) static var kept: (any Encoder)?
+    var depth: Int
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: DatabaseRecordKeyForTests.self)
+        try container.encode(depth, forKey: DatabaseRecordKeyForTests("depth"))
+        if depth == 0 {
+            let inner = try PersistenceContainer(KeepingEncoder(depth: 1))
+            try container.encode(inner["depth"] as? Int64 ?? -1, forKey: DatabaseRecordKeyForTests("inner"))
+        } else {
+            KeepingEncoder.kept = encoder
+        }
+    }
 }
 
 /// Encodes a keyed container, or asks for an unkeyed one (which fails the encoding).
