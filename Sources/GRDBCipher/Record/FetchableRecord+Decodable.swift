@@ -792,12 +792,12 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
             guard let scope = record.scope else {
                 try claimOwnColumns(for: key)
                 do {
-                    return try decodeRecord(record.recordType, from: row, as: T.self)
+                    return try decodeRemembered(record, from: row, as: T.self)
                 } catch {
                     throw ownColumnsError(error, type, key: key)
                 }
             }
-            return try decodeRecord(record.recordType, from: scope, as: T.self)
+            return try decodeRemembered(record, from: scope, as: T.self)
         }
         if let index = index(of: key) {
             return try decode(type, at: index, key: key)
@@ -864,6 +864,25 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     private func rememberRecord<T>(_ key: Key, _ type: T.Type, scope: Row?) {
         guard memo(at: lastLookupOrdinal, isFor: key), let recordType = fetchableType(T.self) else { return }
         keyMemos[lastLookupOrdinal].record = RememberedRecord(type: ObjectIdentifier(T.self), recordType: recordType, scope: scope)
+    }
+
+    /// Decodes a remembered record from `row` (a scope, or the row itself).
+    ///
+    /// A row keeps a decoder for a record type only when that type's `init(row:)` is the
+    /// default one of `Decodable` records, which made the decoder for that row and type
+    /// (``FetchableRecord/init(row:)``): nothing else adds to a row's decoders, and that
+    /// `init(row:)` runs for a type only when it is the type's own. The record is then
+    /// decoded as that `init(row:)` would, from the row's decoder, straight into the result:
+    /// through `init(row:)`, the record came back as the opened type, copied into the result
+    /// and destroyed (W10: about 300 instructions a joined row, docs/Performance.md).
+    @inline(__always)
+    private func decodeRemembered<T: Decodable>(_ record: RememberedRecord, from row: Row, as type: T.Type) throws -> T {
+        if row.unretainedSharedDecoders == nil, let cache = row.cachedDecoder(for: record.type) {
+            // Unsafe: the row, alive for this call, keeps its cache; `init(from:)` gets its
+            // own reference to the decoder.
+            return try T(from: cache._withUnsafeGuaranteedRef { $0.decoder })
+        }
+        return try decodeRecord(record.recordType, from: row, as: T.self)
     }
 
     /// Decodes a record from a whole row (a scope, or the row itself), for `key`.

@@ -131,6 +131,53 @@ struct CodableRecordTests {
         }
     }
 
+    /// Nested records of a live row decode with their own `init(row:)` at every row, when
+    /// they have one, and with their `Decodable` implementation otherwise: from a scope and
+    /// from the row's own columns, through a cursor and `fetchAll` (after the first row, the
+    /// decoder goes straight to the record's `init(from:)` only for a type whose
+    /// `init(row:)` is the default one).
+    @Test func liveRowsDecodeNestedRecordsWithTheirOwnInitRow() throws {
+        struct Plain: Decodable, FetchableRecord {
+            var id: Int64
+            var name: String
+        }
+        struct Custom: Decodable, FetchableRecord {
+            var id: Int64
+            var name: String
+            init(from decoder: any Decoder) throws {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "init(row:) decodes Custom"))
+            }
+            init(row: Row) throws {
+                id = row["id"]
+                name = "custom " + (row["name"] as String)
+            }
+        }
+        struct Pair: Decodable, FetchableRecord {
+            var plain: Plain
+            var custom: Custom
+        }
+        struct OwnColumns: Decodable, FetchableRecord {
+            var item: Custom
+        }
+        let test = try TestDatabase()
+        let sql = "SELECT 1 AS id, 'a' AS name, 2 AS id, 'b' AS name UNION ALL SELECT 3, 'c', 4, 'd' UNION ALL SELECT 5, 'e', 6, 'f'"
+        let adapter = ScopeAdapter(["plain": RangeRowAdapter(0..<2), "custom": RangeRowAdapter(2..<4)])
+        try test.dbQueue.read { (db: Database) throws in
+            let expected = ["1a 2custom b", "3c 4custom d", "5e 6custom f"]
+            var decoded: [String] = []
+            let cursor = try Pair.fetchCursor(db, sql: sql, adapter: adapter)
+            while let pair = try cursor.next() {
+                decoded.append("\(pair.plain.id)\(pair.plain.name) \(pair.custom.id)\(pair.custom.name)")
+            }
+            #expect(decoded == expected)
+            let all = try Pair.fetchAll(db, sql: sql, adapter: adapter)
+            #expect(all.map { "\($0.plain.id)\($0.plain.name) \($0.custom.id)\($0.custom.name)" } == expected)
+
+            let items = try OwnColumns.fetchAll(db, sql: "SELECT 1 AS id, 'a' AS name UNION ALL SELECT 2, 'b' UNION ALL SELECT 3, 'c'")
+            #expect(items.map(\.item.name) == ["custom a", "custom b", "custom c"])
+        }
+    }
+
     // MARK: Coding paths (REC-1)
 
     /// A value stored in one column as text; remembers the coding path it was decoded with.
