@@ -133,8 +133,8 @@ final class FloorContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 /// metadata lookup: a library never gets that, since its records are its users' types.
 @inline(never)
 @_semantics("optimize.sil.specialize.generic.never")
-func decodeRecord<Record: Decodable>(_ type: Record.Type, from decoder: any Decoder) throws -> Record {
-    try Record(from: decoder)
+func decodeRecord<Record: Decodable>(_ type: Record.Type, from decoder: consuming any Decoder) throws -> Record {
+    try Record(from: consume decoder)
 }
 
 /// How a library encodes its caller's record: from generic code, with `any Encoder`.
