@@ -104,6 +104,10 @@ public final class Database {
     /// `persistenceStatements`: read before a record encodes, written after, never during.)
     @exclusivity(unchecked) var containerTemplates = PersistenceContainerTemplates()
 
+    /// Which record types insert with the default `aroundSave` and `aroundInsert`, learned at
+    /// their first insert on the connection. (Unchecked as `persistenceStatements`.)
+    @exclusivity(unchecked) var defaultArounds = DefaultAroundCallbacks()
+
     /// The storage of the last container a save finished with, when nobody kept it: the next
     /// container reuses it instead of allocating one. It holds no value: they are destroyed
     /// as it is given back. (Unchecked as `persistenceStatements`.)

@@ -504,6 +504,33 @@ extension PersistableRecord {
     /// callbacks cannot change it, so that the record is never copied (docs/Performance.md, W5).
     private func insertWithNonMutatingCallbacks(_ db: Database, insert: () throws -> InsertionSuccess) throws {
         try willSave(db)
+        let type = ObjectIdentifier(Self.self)
+        switch db.defaultArounds.arounds(of: type) {
+        case .defaults:
+            // The default `aroundSave` and `aroundInsert` call their closure once and return:
+            // the same callbacks run in the same order without them and their closures
+            // (docs/Performance.md, W5).
+            try willInsert(db)
+            let insertion = try insert()
+            didInsert(insertion)
+            let success = PersistenceSuccess(consume insertion)
+            didSave(success)
+            db.recycle((consume success).persistenceContainer)
+        case .custom:
+            try insertThroughArounds(db, insert: insert)
+        case .unknown:
+            // The first insert of the type on the connection: the default arounds tell that
+            // they ran for it (a type's default runs for it only when it is the type's own).
+            let watched = db.defaultArounds.startWatching(type)
+            defer { db.defaultArounds.stopWatching(watched) }
+            try insertThroughArounds(db, insert: insert)
+            db.defaultArounds.learn(type)
+        }
+    }
+
+    /// The insertion of ``insertWithNonMutatingCallbacks(_:insert:)`` after `willSave`,
+    /// through `aroundSave` and `aroundInsert`.
+    private func insertThroughArounds(_ db: Database, insert: () throws -> InsertionSuccess) throws {
         var saved: PersistenceSuccess?
         try aroundSave(db) {
             try willInsert(db)
@@ -533,5 +560,73 @@ extension PersistableRecord {
     public func save(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws {
         var record = self
         try record.saveWithCallbacks(db, onConflict: conflictResolution)
+    }
+}
+
+/// Which record types have the default `aroundSave` and `aroundInsert` (those of
+/// `MutablePersistableRecord`'s extension), by connection. An insert through them builds two
+/// closures and passes its success values through optionals: about 430 instructions a record
+/// (W5m, docs/Performance.md). A record type whose arounds are both the defaults inserts
+/// without them, with the same callbacks in the same order.
+///
+/// Nothing tells which implementation a type's witness is, so each type's first insert on the
+/// connection is watched: the defaults note that they ran for the watched type. A default runs
+/// with `Self` the watched type only when it is that type's own: an implementation of the type
+/// shadows it, and cannot call it. (Classes: a subclass shares its superclass's witnesses;
+/// `Record`'s arounds are its own methods, so its subclasses are never on the fast path.)
+///
+/// Used by the connection's accesses only, by calls that span no user code.
+struct DefaultAroundCallbacks {
+    enum Arounds { case defaults, custom, unknown }
+
+    struct Seen: OptionSet {
+        let rawValue: UInt8
+        static let aroundSave = Seen(rawValue: 1)
+        static let aroundInsert = Seen(rawValue: 2)
+    }
+
+    /// A type found with both defaults: most inserts are of the type inserted before.
+    private var lastDefaults: ObjectIdentifier?
+    private var known: [ObjectIdentifier: Bool] = [:]
+    /// The type whose insert is watched, and the defaults that ran for it.
+    private var watched: ObjectIdentifier?
+    private var seen: Seen = []
+
+    @inline(__always)
+    func arounds(of type: ObjectIdentifier) -> Arounds {
+        if lastDefaults == type { return .defaults }
+        return arounds(ofOther: type)
+    }
+
+    private func arounds(ofOther type: ObjectIdentifier) -> Arounds {
+        guard let isDefault = known[type] else { return .unknown }
+        return isDefault ? .defaults : .custom
+    }
+
+    /// Called by the default arounds.
+    @inline(__always)
+    mutating func noteDefault(_ callback: Seen, of type: ObjectIdentifier) {
+        if watched == type { seen.insert(callback) }
+    }
+
+    /// Watches the insert of a record of `type`; returns what was watched before (an insert
+    /// made by the callbacks of another one), for ``stopWatching(_:)``.
+    mutating func startWatching(_ type: ObjectIdentifier) -> (type: ObjectIdentifier?, seen: Seen) {
+        let previous = (watched, seen)
+        watched = type
+        seen = []
+        return previous
+    }
+
+    mutating func stopWatching(_ previous: (type: ObjectIdentifier?, seen: Seen)) {
+        (watched, seen) = previous
+    }
+
+    /// Records what the watched insert of `type`, which succeeded, found.
+    mutating func learn(_ type: ObjectIdentifier) {
+        guard watched == type else { return }
+        let isDefault = seen == [.aroundSave, .aroundInsert]
+        known[type] = isDefault
+        if isDefault { lastDefaults = type }
     }
 }

@@ -126,7 +126,10 @@ extension MutablePersistableRecord {
     public static var persistenceConflictPolicy: PersistenceConflictPolicy { PersistenceConflictPolicy() }
 
     public mutating func willInsert(_ db: Database) throws {}
-    public func aroundInsert(_ db: Database, insert: () throws -> InsertionSuccess) throws { _ = try insert() }
+    public func aroundInsert(_ db: Database, insert: () throws -> InsertionSuccess) throws {
+        db.defaultArounds.noteDefault(.aroundInsert, of: ObjectIdentifier(Self.self))
+        _ = try insert()
+    }
     public mutating func didInsert(_ inserted: InsertionSuccess) {}
 
     public func willUpdate(_ db: Database, columns: Set<String>) throws {}
@@ -134,7 +137,10 @@ extension MutablePersistableRecord {
     public func didUpdate(_ updated: PersistenceSuccess) {}
 
     public func willSave(_ db: Database) throws {}
-    public func aroundSave(_ db: Database, save: () throws -> PersistenceSuccess) throws { _ = try save() }
+    public func aroundSave(_ db: Database, save: () throws -> PersistenceSuccess) throws {
+        db.defaultArounds.noteDefault(.aroundSave, of: ObjectIdentifier(Self.self))
+        _ = try save()
+    }
     public func didSave(_ saved: PersistenceSuccess) {}
 
     public func willDelete(_ db: Database) throws {}

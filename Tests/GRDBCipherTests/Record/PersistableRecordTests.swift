@@ -652,6 +652,87 @@ struct PersistableRecordTests {
         }
     }
 
+    /// Records whose `aroundSave` and `aroundInsert` are the defaults insert without them after
+    /// their first insert on the connection; every other record keeps going through its own,
+    /// at every insert: one custom around is enough, a first insert that fails teaches
+    /// nothing, and an insert made by another record's callbacks is told apart.
+    @Test func defaultAroundsAreSkippedOnlyForTypesThatHaveThem() throws {
+        let log = LockedValue<[String]>([])
+        struct Plain: PersistableRecord {
+            static let databaseTableName = "item"
+            let log: LockedValue<[String]>
+            var name: String
+            func encode(to container: inout PersistenceContainer) { container["name"] = name }
+            func willSave(_ db: Database) throws { log.update { $0.append("willSave \(name)") } }
+            func willInsert(_ db: Database) throws { log.update { $0.append("willInsert \(name)") } }
+            func didInsert(_ inserted: InsertionSuccess) { log.update { $0.append("didInsert \(name) \(inserted.rowID)") } }
+            func didSave(_ saved: PersistenceSuccess) { log.update { $0.append("didSave \(name)") } }
+        }
+        struct AroundSave: PersistableRecord {
+            static let databaseTableName = "item"
+            let log: LockedValue<[String]>
+            var name: String
+            func encode(to container: inout PersistenceContainer) { container["name"] = name }
+            func aroundSave(_ db: Database, save: () throws -> PersistenceSuccess) throws {
+                log.update { $0.append("aroundSave \(name)") }
+                _ = try save()
+            }
+        }
+        struct AroundInsert: PersistableRecord {
+            static let databaseTableName = "item"
+            let log: LockedValue<[String]>
+            var name: String
+            func encode(to container: inout PersistenceContainer) { container["name"] = name }
+            func aroundInsert(_ db: Database, insert: () throws -> InsertionSuccess) throws {
+                log.update { $0.append("aroundInsert \(name)") }
+                _ = try insert()
+            }
+        }
+        /// Inserts a `Plain` from its `willInsert`, inside its own `aroundSave`: the first
+        /// time, while its own insert is watched.
+        struct Nesting: PersistableRecord {
+            static let databaseTableName = "item"
+            let log: LockedValue<[String]>
+            var name: String
+            func encode(to container: inout PersistenceContainer) { container["name"] = name }
+            func willInsert(_ db: Database) throws {
+                try Plain(log: log, name: "inner " + name).insert(db)
+            }
+            func aroundSave(_ db: Database, save: () throws -> PersistenceSuccess) throws {
+                log.update { $0.append("aroundSave \(name)") }
+                _ = try save()
+            }
+        }
+        let test = try TestDatabase()
+        try test.dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT UNIQUE)")
+            try db.execute(sql: "INSERT INTO item (name) VALUES ('taken')")
+            // First inserts that fail teach nothing.
+            #expect(throws: DatabaseError.self) { try Plain(log: log, name: "taken").insert(db) }
+            #expect(throws: DatabaseError.self) { try AroundSave(log: log, name: "taken").insert(db) }
+            log.write([])
+            for name in ["a", "b", "c"] {
+                try Nesting(log: log, name: "n" + name).insert(db)
+                try Plain(log: log, name: "p" + name).insert(db)
+                try AroundSave(log: log, name: "s" + name).insert(db)
+                try AroundInsert(log: log, name: "i" + name).insert(db)
+            }
+            var expected: [String] = []
+            var rowID = 1
+            for name in ["a", "b", "c"] {
+                expected += [
+                    "aroundSave n\(name)",
+                    "willSave inner n\(name)", "willInsert inner n\(name)", "didInsert inner n\(name) \(rowID + 1)", "didSave inner n\(name)",
+                    "willSave p\(name)", "willInsert p\(name)", "didInsert p\(name) \(rowID + 3)", "didSave p\(name)",
+                    "aroundSave s\(name)", "aroundInsert i\(name)",
+                ]
+                rowID += 5
+            }
+            #expect(log.read() == expected)
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM item") == 16)
+        }
+    }
+
     @Test func callbacksRunInOrder() throws {
         let test = try TestDatabase()
         try test.dbQueue.write { db in
