@@ -105,7 +105,9 @@ public final class Database {
     @exclusivity(unchecked) var containerTemplates = PersistenceContainerTemplates()
 
     /// Which record types insert with the default `aroundSave` and `aroundInsert`, learned at
-    /// their first insert on the connection. (Unchecked as `persistenceStatements`.)
+    /// their first insert on the connection. (Unchecked as `persistenceStatements`; the
+    /// default arounds, which user code may call too, write it in a short access that calls
+    /// nothing.)
     @exclusivity(unchecked) var defaultArounds = DefaultAroundCallbacks()
 
     /// The storage of the last container a save finished with, when nobody kept it: the next

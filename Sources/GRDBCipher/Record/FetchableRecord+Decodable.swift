@@ -871,7 +871,9 @@ final class RowKeyedDecodingContainer<Key: CodingKey, Record: FetchableRecord>: 
     /// A row keeps a decoder for a record type only when that type's `init(row:)` is the
     /// default one of `Decodable` records, which made the decoder for that row and type
     /// (``FetchableRecord/init(row:)``): nothing else adds to a row's decoders, and that
-    /// `init(row:)` runs for a type only when it is the type's own. The record is then
+    /// `init(row:)` runs for a type only when it is the type's own (a type's own `init(row:)`
+    /// shadows it, and generic code, even code that knows the type is `Decodable`, calls the
+    /// requirement: test `liveRowsDecodeNestedRecordsWithTheirOwnInitRow`). The record is then
     /// decoded as that `init(row:)` would, from the row's decoder, straight into the result:
     /// through `init(row:)`, the record came back as the opened type, copied into the result
     /// and destroyed (W10: about 300 instructions a joined row, docs/Performance.md).

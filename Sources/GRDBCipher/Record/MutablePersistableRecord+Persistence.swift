@@ -251,8 +251,32 @@ extension MutablePersistableRecord {
 
     /// willSave, aroundSave, willInsert, aroundInsert, `insert`, didInsert, didSave.
     mutating func insertWithCallbacks(_ db: Database, insert: (Self) throws -> InsertionSuccess) throws {
-        self = try withSaveCallbacks(db) { record in
-            try record.insertWithoutSaveCallbacks(db, insert: insert)
+        let type = ObjectIdentifier(Self.self)
+        switch db.defaultArounds.arounds(of: type) {
+        case .defaults:
+            // Without the default arounds (see `DefaultAroundCallbacks`): the steps of
+            // `withSaveCallbacks` and `insertWithoutSaveCallbacks`, in their order, on the
+            // same copies of the record.
+            try willSave(db)
+            var record = self
+            try record.willInsert(db)
+            let inserted = try insert(record)
+            record.didInsert(inserted)
+            let success = PersistenceSuccess(inserted)
+            record.didSave(success)
+            db.recycle((consume success).persistenceContainer)
+            self = record
+        case .custom:
+            self = try withSaveCallbacks(db) { record in
+                try record.insertWithoutSaveCallbacks(db, insert: insert)
+            }
+        case .unknown:
+            let watched = db.defaultArounds.startWatching(type)
+            defer { db.defaultArounds.stopWatching(watched) }
+            self = try withSaveCallbacks(db) { record in
+                try record.insertWithoutSaveCallbacks(db, insert: insert)
+            }
+            db.defaultArounds.learn(type)
         }
     }
 
@@ -567,7 +591,8 @@ extension PersistableRecord {
 /// `MutablePersistableRecord`'s extension), by connection. An insert through them builds two
 /// closures and passes its success values through optionals: about 430 instructions a record
 /// (W5m, docs/Performance.md). A record type whose arounds are both the defaults inserts
-/// without them, with the same callbacks in the same order.
+/// without them, with the same callbacks in the same order (the inserts of
+/// `PersistableRecord` and the mutating ones of `MutablePersistableRecord`).
 ///
 /// Nothing tells which implementation a type's witness is, so each type's first insert on the
 /// connection is watched: the defaults note that they ran for the watched type. A default runs

@@ -159,6 +159,14 @@ struct CodableRecordTests {
         struct OwnColumns: Decodable, FetchableRecord {
             var item: Custom
         }
+        struct OwnPlainColumns: Decodable, FetchableRecord {
+            var item: Plain
+        }
+        /// A record decoded by generic code that knows it is `Decodable`: still its own
+        /// `init(row:)`.
+        func decodeGenerically<R: FetchableRecord & Decodable>(_ type: R.Type, _ row: Row) throws -> R {
+            try R(row: row)
+        }
         let test = try TestDatabase()
         let sql = "SELECT 1 AS id, 'a' AS name, 2 AS id, 'b' AS name UNION ALL SELECT 3, 'c', 4, 'd' UNION ALL SELECT 5, 'e', 6, 'f'"
         let adapter = ScopeAdapter(["plain": RangeRowAdapter(0..<2), "custom": RangeRowAdapter(2..<4)])
@@ -175,6 +183,20 @@ struct CodableRecordTests {
 
             let items = try OwnColumns.fetchAll(db, sql: "SELECT 1 AS id, 'a' AS name UNION ALL SELECT 2, 'b' UNION ALL SELECT 3, 'c'")
             #expect(items.map(\.item.name) == ["custom a", "custom b", "custom c"])
+            let plainItems = try OwnPlainColumns.fetchAll(db, sql: "SELECT 1 AS id, 'a' AS name UNION ALL SELECT 2, 'b' UNION ALL SELECT 3, 'c'")
+            #expect(plainItems.map(\.item.name) == ["a", "b", "c"])
+
+            // Generic code that calls `init(row:)` on the live scope first, then the pair
+            // decoded from the same live row.
+            var viaBoth: [String] = []
+            let rows = try Row.fetchCursor(db, sql: sql, adapter: adapter)
+            while let row = try rows.next() {
+                let scope = try #require(row.scopes["custom"])
+                let custom = try decodeGenerically(Custom.self, scope)
+                let pair = try Pair(row: row)
+                viaBoth.append("\(custom.name) \(pair.custom.name)")
+            }
+            #expect(viaBoth == ["custom b custom b", "custom d custom d", "custom f custom f"])
         }
     }
 

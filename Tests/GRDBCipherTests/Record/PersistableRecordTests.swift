@@ -703,9 +703,57 @@ struct PersistableRecordTests {
                 _ = try save()
             }
         }
+        /// A record that learns its id (mutating insert), with the default arounds.
+        struct Learning: MutablePersistableRecord {
+            static let databaseTableName = "item"
+            let log: LockedValue<[String]>
+            var id: Int64?
+            var name: String
+            func encode(to container: inout PersistenceContainer) { container["id"] = id; container["name"] = name }
+            mutating func willInsert(_ db: Database) throws { name += "!" }
+            mutating func didInsert(_ inserted: InsertionSuccess) {
+                id = inserted.rowID
+                log.update { [name] in $0.append("didInsert \(name) \(inserted.rowID)") }
+            }
+        }
+        /// A mutating insert through an `aroundInsert` of its own.
+        struct LearningAround: MutablePersistableRecord {
+            static let databaseTableName = "item"
+            let log: LockedValue<[String]>
+            var id: Int64?
+            var name: String
+            func encode(to container: inout PersistenceContainer) { container["id"] = id; container["name"] = name }
+            func aroundInsert(_ db: Database, insert: () throws -> InsertionSuccess) throws {
+                log.update { [name] in $0.append("aroundInsert \(name)") }
+                _ = try insert()
+            }
+            mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+        }
         let test = try TestDatabase()
         try test.dbQueue.write { db in
             try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT UNIQUE)")
+            // Mutating inserts: the record learns its id at each insert, a failed one leaves
+            // it as it was.
+            var ids: [Int64?] = []
+            for name in ["la", "lb", "lc"] {
+                var learning = Learning(log: log, name: name)
+                try learning.insert(db)
+                ids.append(learning.id)
+                #expect(learning.name == name + "!")
+                var around = LearningAround(log: log, name: "r" + name)
+                try around.insert(db)
+                ids.append(around.id)
+            }
+            var duplicate = Learning(log: log, name: "la")
+            #expect(throws: DatabaseError.self) { try duplicate.insert(db) }
+            #expect(duplicate.id == nil && duplicate.name == "la")
+            #expect(ids == [1, 2, 3, 4, 5, 6])
+            #expect(log.read() == [
+                "didInsert la! 1", "aroundInsert rla", "didInsert lb! 3", "aroundInsert rlb",
+                "didInsert lc! 5", "aroundInsert rlc",
+            ])
+            try db.execute(sql: "DELETE FROM item")
+            log.write([])
             try db.execute(sql: "INSERT INTO item (name) VALUES ('taken')")
             // First inserts that fail teach nothing.
             #expect(throws: DatabaseError.self) { try Plain(log: log, name: "taken").insert(db) }
