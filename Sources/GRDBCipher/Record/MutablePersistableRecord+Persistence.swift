@@ -252,7 +252,8 @@ extension MutablePersistableRecord {
     /// willSave, aroundSave, willInsert, aroundInsert, `insert`, didInsert, didSave.
     mutating func insertWithCallbacks(_ db: Database, insert: (Self) throws -> InsertionSuccess) throws {
         let type = ObjectIdentifier(Self.self)
-        switch db.defaultArounds.arounds(of: type) {
+        let arounds = db.defaultArounds.arounds(of: type)
+        switch arounds {
         case .defaults:
             // Without the default arounds (see `DefaultAroundCallbacks`): the steps of
             // `withSaveCallbacks` and `insertWithoutSaveCallbacks`, in their order, on the
@@ -266,17 +267,12 @@ extension MutablePersistableRecord {
             record.didSave(success)
             db.recycle((consume success).persistenceContainer)
             self = record
-        case .custom:
-            self = try withSaveCallbacks(db) { record in
-                try record.insertWithoutSaveCallbacks(db, insert: insert)
+        case .custom, .unknown:
+            try db.watchingArounds(of: type, learning: arounds == .unknown) {
+                self = try withSaveCallbacks(db) { record in
+                    try record.insertWithoutSaveCallbacks(db, insert: insert)
+                }
             }
-        case .unknown:
-            let watched = db.defaultArounds.startWatching(type)
-            defer { db.defaultArounds.stopWatching(watched) }
-            self = try withSaveCallbacks(db) { record in
-                try record.insertWithoutSaveCallbacks(db, insert: insert)
-            }
-            db.defaultArounds.learn(type)
         }
     }
 
@@ -529,7 +525,8 @@ extension PersistableRecord {
     private func insertWithNonMutatingCallbacks(_ db: Database, insert: () throws -> InsertionSuccess) throws {
         try willSave(db)
         let type = ObjectIdentifier(Self.self)
-        switch db.defaultArounds.arounds(of: type) {
+        let arounds = db.defaultArounds.arounds(of: type)
+        switch arounds {
         case .defaults:
             // The default `aroundSave` and `aroundInsert` call their closure once and return:
             // the same callbacks run in the same order without them and their closures
@@ -540,15 +537,10 @@ extension PersistableRecord {
             let success = PersistenceSuccess(consume insertion)
             didSave(success)
             db.recycle((consume success).persistenceContainer)
-        case .custom:
-            try insertThroughArounds(db, insert: insert)
-        case .unknown:
-            // The first insert of the type on the connection: the default arounds tell that
-            // they ran for it (a type's default runs for it only when it is the type's own).
-            let watched = db.defaultArounds.startWatching(type)
-            defer { db.defaultArounds.stopWatching(watched) }
-            try insertThroughArounds(db, insert: insert)
-            db.defaultArounds.learn(type)
+        case .custom, .unknown:
+            try db.watchingArounds(of: type, learning: arounds == .unknown) {
+                try insertThroughArounds(db, insert: insert)
+            }
         }
     }
 
@@ -584,6 +576,20 @@ extension PersistableRecord {
     public func save(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws {
         var record = self
         try record.saveWithCallbacks(db, onConflict: conflictResolution)
+    }
+}
+
+extension Database {
+    /// Runs `insert`, an insert of a record of `type` through its `aroundSave` and
+    /// `aroundInsert`. With `learning`, the type's first insert on the connection: the
+    /// default arounds tell that they ran for it (see ``DefaultAroundCallbacks``), and the
+    /// connection remembers whether both are the defaults once the insert succeeded.
+    func watchingArounds(of type: ObjectIdentifier, learning: Bool, _ insert: () throws -> Void) rethrows {
+        guard learning else { return try insert() }
+        let watched = defaultArounds.startWatching(type)
+        defer { defaultArounds.stopWatching(watched) }
+        try insert()
+        defaultArounds.learn(type)
     }
 }
 
