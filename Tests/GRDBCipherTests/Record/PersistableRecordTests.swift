@@ -658,73 +658,61 @@ struct PersistableRecordTests {
     /// nothing, and an insert made by another record's callbacks is told apart.
     @Test func defaultAroundsAreSkippedOnlyForTypesThatHaveThem() throws {
         let log = LockedValue<[String]>([])
-        struct Plain: PersistableRecord {
-            static let databaseTableName = "item"
+        struct Plain: ItemLoggingCallbacks, PersistableRecord {
             let log: LockedValue<[String]>
             var name: String
-            func encode(to container: inout PersistenceContainer) { container["name"] = name }
-            func willSave(_ db: Database) throws { log.update { $0.append("willSave \(name)") } }
-            func willInsert(_ db: Database) throws { log.update { $0.append("willInsert \(name)") } }
-            func didInsert(_ inserted: InsertionSuccess) { log.update { $0.append("didInsert \(name) \(inserted.rowID)") } }
-            func didSave(_ saved: PersistenceSuccess) { log.update { $0.append("didSave \(name)") } }
+            func willSave(_ db: Database) throws { note("willSave \(name)") }
+            func willInsert(_ db: Database) throws { note("willInsert \(name)") }
+            func didInsert(_ inserted: InsertionSuccess) { note("didInsert \(name) \(inserted.rowID)") }
+            func didSave(_ saved: PersistenceSuccess) { note("didSave \(name)") }
         }
-        struct AroundSave: PersistableRecord {
-            static let databaseTableName = "item"
+        struct AroundSave: ItemLoggingCallbacks, PersistableRecord {
             let log: LockedValue<[String]>
             var name: String
-            func encode(to container: inout PersistenceContainer) { container["name"] = name }
             func aroundSave(_ db: Database, save: () throws -> PersistenceSuccess) throws {
-                log.update { $0.append("aroundSave \(name)") }
+                note("aroundSave \(name)")
                 _ = try save()
             }
         }
-        struct AroundInsert: PersistableRecord {
-            static let databaseTableName = "item"
+        struct AroundInsert: ItemLoggingCallbacks, PersistableRecord {
             let log: LockedValue<[String]>
             var name: String
-            func encode(to container: inout PersistenceContainer) { container["name"] = name }
             func aroundInsert(_ db: Database, insert: () throws -> InsertionSuccess) throws {
-                log.update { $0.append("aroundInsert \(name)") }
+                note("aroundInsert \(name)")
                 _ = try insert()
             }
         }
         /// Inserts a `Plain` from its `willInsert`, inside its own `aroundSave`: the first
         /// time, while its own insert is watched.
-        struct Nesting: PersistableRecord {
-            static let databaseTableName = "item"
+        struct Nesting: ItemLoggingCallbacks, PersistableRecord {
             let log: LockedValue<[String]>
             var name: String
-            func encode(to container: inout PersistenceContainer) { container["name"] = name }
             func willInsert(_ db: Database) throws {
                 try Plain(log: log, name: "inner " + name).insert(db)
             }
             func aroundSave(_ db: Database, save: () throws -> PersistenceSuccess) throws {
-                log.update { $0.append("aroundSave \(name)") }
+                note("aroundSave \(name)")
                 _ = try save()
             }
         }
         /// A record that learns its id (mutating insert), with the default arounds.
-        struct Learning: MutablePersistableRecord {
-            static let databaseTableName = "item"
+        struct Learning: ItemLoggingCallbacks {
             let log: LockedValue<[String]>
             var id: Int64?
             var name: String
-            func encode(to container: inout PersistenceContainer) { container["id"] = id; container["name"] = name }
             mutating func willInsert(_ db: Database) throws { name += "!" }
             mutating func didInsert(_ inserted: InsertionSuccess) {
                 id = inserted.rowID
-                log.update { [name] in $0.append("didInsert \(name) \(inserted.rowID)") }
+                note("didInsert \(name) \(inserted.rowID)")
             }
         }
         /// A mutating insert through an `aroundInsert` of its own.
-        struct LearningAround: MutablePersistableRecord {
-            static let databaseTableName = "item"
+        struct LearningAround: ItemLoggingCallbacks {
             let log: LockedValue<[String]>
             var id: Int64?
             var name: String
-            func encode(to container: inout PersistenceContainer) { container["id"] = id; container["name"] = name }
             func aroundInsert(_ db: Database, insert: () throws -> InsertionSuccess) throws {
-                log.update { [name] in $0.append("aroundInsert \(name)") }
+                note("aroundInsert \(name)")
                 _ = try insert()
             }
             mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
@@ -966,4 +954,22 @@ struct PersistenceContainerCollectionTests {
             #expect(try Int.fetchOne(db, sql: "SELECT score FROM player") == 2)
         }
     }
+}
+
+/// The records of `defaultAroundsAreSkippedOnlyForTypesThatHaveThem`: a name (and an id) in
+/// the `item` table, and the log of the callbacks they run.
+private protocol ItemLoggingCallbacks: MutablePersistableRecord {
+    var log: LockedValue<[String]> { get }
+    var id: Int64? { get }
+    var name: String { get }
+}
+
+extension ItemLoggingCallbacks {
+    static var databaseTableName: String { "item" }
+    var id: Int64? { nil }
+    func encode(to container: inout PersistenceContainer) {
+        container["id"] = id
+        container["name"] = name
+    }
+    func note(_ event: String) { log.update { $0.append(event) } }
 }
