@@ -26,31 +26,31 @@ public struct StatementArguments: Hashable, Sendable {
 
     /// Empty arguments.
     public init() {
-        values = []
-        namedValues = [:]
+        values = ArgumentValues()
+        namedValues = Dictionary()
     }
 
     /// Positional arguments.
     public init<S: Sequence>(_ sequence: S) where S.Element == (any DatabaseValueConvertible)? {
         values = ArgumentValues(sequence.lazy.map { $0?.databaseValue ?? .null })
-        namedValues = [:]
+        namedValues = Dictionary()
     }
 
     /// Positional arguments.
     public init<S: Sequence>(_ sequence: S) where S.Element: DatabaseValueConvertible {
         values = ArgumentValues(sequence.lazy.map(\.databaseValue))
-        namedValues = [:]
+        namedValues = Dictionary()
     }
 
     /// Named arguments.
     public init(_ dictionary: [String: (any DatabaseValueConvertible)?]) {
-        values = []
+        values = ArgumentValues()
         namedValues = dictionary.mapValues { $0?.databaseValue ?? .null }
     }
 
     /// Named arguments.
     public init<S: Sequence>(_ sequence: S) where S.Element == (String, (any DatabaseValueConvertible)?) {
-        values = []
+        values = ArgumentValues()
         namedValues = Dictionary(sequence.map { ($0.0, $0.1?.databaseValue ?? .null) }, uniquingKeysWith: { $1 })
     }
 
@@ -62,7 +62,7 @@ public struct StatementArguments: Hashable, Sendable {
             values.append(dbValue)
         }
         self.values = values
-        namedValues = [:]
+        namedValues = Dictionary()
     }
 
     /// Named arguments from a dictionary of `Any`, or nil if a key is not a string or a value is
@@ -73,7 +73,7 @@ public struct StatementArguments: Hashable, Sendable {
             guard let key = key.base as? String, let dbValue = DatabaseValue(value: value) else { return nil }
             namedValues[key] = dbValue
         }
-        values = []
+        values = ArgumentValues()
         self.namedValues = namedValues
     }
 
@@ -155,7 +155,7 @@ extension StatementArguments: ExpressibleByArrayLiteral {
 
     init(positionalValues: ArgumentValues) {
         values = positionalValues
-        namedValues = [:]
+        namedValues = Dictionary()
     }
 }
 
