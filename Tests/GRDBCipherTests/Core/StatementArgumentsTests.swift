@@ -195,6 +195,10 @@ struct StatementArgumentsTests {
             let rows = try Row.fetchAll(db, sql: "SELECT a, b, c, d, e, typeof(d), typeof(e) FROM t ORDER BY rowid")
             #expect(rows[0] == ["a": Int64.max, "b": "text", "c": 2.5, "d": blob, "e": nil, "typeof(d)": "blob", "typeof(e)": "null"])
             #expect(rows[1] == ["a": 1, "b": "opt", "c": nil, "d": Data(), "e": "", "typeof(d)": "blob", "typeof(e)": "text"])
+            // Each kind of value is stored with its own type (integers, doubles and NULL are
+            // bound by the statement's loop, strings and blobs by the general bind).
+            let types = try String.fetchAll(db, sql: "SELECT typeof(a) || ' ' || typeof(b) || ' ' || typeof(c) || ' ' || typeof(d) || ' ' || typeof(e) FROM t ORDER BY rowid")
+            #expect(types == ["integer text real blob null", "integer text null blob text"])
 
             // Named parameters take positional values in order.
             let named = try db.makeStatement(sql: "SELECT :x || :y")
