@@ -71,11 +71,11 @@ soak-short:
 # (docs/Reliability.md). Each sanitizer builds in its own directory, beside the usual build.
 # SANITIZE_SKIP: tests left out of the sanitized runs, by name (see docs/Reliability.md):
 # queryStreamsWithFlatMemory runs the command under `ulimit -v`, which leaves a sanitizer no room
-# for its shadow memory. decryptRekeyAndUpgrade and upgrade run the command over every fixture of
-# Fixtures/ (26 cases, processes and key derivations in each): a minute of the sanitized run, for
-# code paths that the other command-line tests take too. Leak detection is off: LeakSanitizer
-# reports allocations of Foundation's file reading and of XCTest's own objects on Linux, not
-# memory errors.
+# for its shadow memory. decryptRekeyAndUpgrade and upgrade run the command over the fixtures of
+# Fixtures/ (26 cases, processes and key derivations in each): a minute of the sanitized run;
+# they run in `make test` (docs/Reliability.md says what only they cover). Leak detection is
+# off: LeakSanitizer reports allocations of Foundation's file reading and of XCTest's own
+# objects on Linux, not memory errors.
 SANITIZE_SKIP ?= --skip 'queryStreamsWithFlatMemory|CommandLineToolTests/(decryptRekeyAndUpgrade|upgrade)\('
 sanitize: sanitize-address sanitize-thread
 
